@@ -1,0 +1,85 @@
+"""Array backends: numpy (default) and CuPy, resolved once through array-api-compat.
+
+Core code never imports CuPy: it asks :func:`get_backend` for a :class:`Backend`, then uses
+``backend.xp`` (an array-api-compat namespace) and ``backend.rng(seed)`` only.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+from array_api_compat import array_namespace
+
+BACKENDS = ("numpy", "cupy")
+
+
+class BackendUnavailable(RuntimeError):
+    """The requested backend cannot run here (CuPy not installed, or no CUDA GPU)."""
+
+
+@dataclass(frozen=True)
+class Backend:
+    """An array namespace plus the random generator that goes with it.
+
+    Attributes:
+        name: ``"numpy"`` or ``"cupy"``.
+        xp: the array-api-compat namespace (``array_api_compat.numpy`` or ``.cupy``).
+        module: the raw module, used only for its random generator.
+    """
+
+    name: str
+    xp: ModuleType
+    module: ModuleType
+
+    def rng(self, seed: int | np.random.SeedSequence) -> Any:
+        """One explicit generator per run (numpy ``PCG64`` / CuPy ``XORWOW``), seeded."""
+        if self.name == "numpy":
+            return np.random.default_rng(seed)
+        if isinstance(seed, np.random.SeedSequence):
+            seed = int(seed.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+        return self.module.random.default_rng(seed)
+
+    def asarray(self, a: Any, dtype: Any = None) -> Any:
+        """Move ``a`` onto this backend (float64 unless ``dtype`` is given)."""
+        return self.xp.asarray(a, dtype=self.xp.float64 if dtype is None else dtype)
+
+    def to_numpy(self, a: Any) -> np.ndarray:
+        """Bring an array of this backend back to host numpy."""
+        if self.name == "numpy":
+            return np.asarray(a)
+        return self.module.asnumpy(a)
+
+
+@functools.cache
+def get_backend(name: str = "numpy") -> Backend:
+    """Resolve a backend by name; a missing CuPy or GPU is a clear error, never a fallback."""
+    if not isinstance(name, str) or name not in BACKENDS:
+        raise ValueError(f"`backend` must be one of {BACKENDS}, got {name!r}")
+    if name == "numpy":
+        return Backend("numpy", array_namespace(np.empty(0)), np)
+    try:
+        import cupy  # noqa: PLC0415  (optional dependency, imported only here)
+    except ImportError as err:  # pragma: no cover - depends on the machine
+        raise BackendUnavailable(
+            "`backend='cupy'` needs CuPy: pip install 'bilevel-theory[gpu]' (CUDA 12) or "
+            "'bilevel-theory[gpu-cuda13]' (CUDA 13)"
+        ) from err
+    try:  # pragma: no cover - depends on the machine
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            raise BackendUnavailable("`backend='cupy'` needs a CUDA GPU; none was found")
+    except cupy.cuda.runtime.CUDARuntimeError as err:  # pragma: no cover
+        raise BackendUnavailable(f"`backend='cupy'` needs a CUDA GPU: {err}") from err
+    return Backend("cupy", array_namespace(cupy.empty(0)), cupy)  # pragma: no cover
+
+
+def cupy_available() -> tuple[bool, str]:
+    """Whether CuPy with a GPU can be used here, and if not, why (for test skips)."""
+    try:
+        get_backend("cupy")
+    except BackendUnavailable as err:
+        return False, str(err)
+    return True, ""

@@ -1,0 +1,134 @@
+"""Batched stochastic first- and second-order oracles over (replicates, sampled clients).
+
+Every query takes client indices ``idx`` of shape ``(R, n)`` and points broadcastable to
+``(R, n, d)``, and returns ``(R, n, d)``: no Python loop over clients or replicates.  Noise is
+additive, zero-mean and Gaussian (``E‖ξ‖² = noise²``, minibatches of ``samples`` draws divide
+the variance); Hessian/Jacobian samples are ``∇² + hessian_noise·Z`` with ``Z`` a fresh
+Gaussian matrix of ``N(0, 1/d_out)`` entries, applied to ``v`` in distribution as
+``hessian_noise·‖v‖·ξ/√d_out`` (the same law, at ``O(d)`` cost).  Each evaluation is counted in
+an :class:`OracleCounter`, per replicate and summed over clients.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .backend import Backend, get_backend
+from .quadratic import FederatedQuadratic
+from .validation import check_int
+
+
+@dataclass
+class OracleCounter:
+    """Client-oracle evaluations per replicate, summed over clients (read by the ledger)."""
+
+    grad: float = 0.0
+    hvp: float = 0.0
+    jvp: float = 0.0
+
+    def snapshot(self) -> tuple[float, float, float]:
+        return self.grad, self.hvp, self.jvp
+
+
+class Oracle:
+    """Stochastic oracles of a :class:`FederatedQuadratic` on one backend with one RNG.
+
+    Args:
+        problem: the instance (moved to ``backend`` here).
+        backend: ``"numpy"`` or ``"cupy"``, or a resolved :class:`Backend`.
+        seed: seed of this run's generator (or an existing generator as ``rng``).
+    """
+
+    def __init__(self, problem: FederatedQuadratic, backend: str | Backend = "numpy",
+                 seed: int | np.random.SeedSequence = 0, *, rng: Any = None):
+        if not isinstance(problem, FederatedQuadratic):
+            raise TypeError(f"`problem` must be a problem instance, got {type(problem).__name__}")
+        self.backend = backend if isinstance(backend, Backend) else get_backend(backend)
+        self.problem = problem.to(self.backend)
+        self.xp = self.backend.xp
+        self.rng = rng if rng is not None else self.backend.rng(seed)
+        self.counter = OracleCounter()
+
+    # ------------------------------------------------------------------ sampling
+    def sample_clients(self, replicates: int, n: int, replace: bool = True) -> Any:
+        """Client indices ``(replicates, n)``; each row a sample of size ``n`` from ``m`` clients,
+        with replacement (i.i.d. uniform) or without (a uniformly random subset)."""
+        m = self.problem.clients
+        replicates = check_int("replicates", replicates, minimum=1)
+        n = check_int("sampled_clients", n, minimum=1)
+        xp = self.xp
+        if replace:
+            return self.rng.integers(0, m, size=(replicates, n))
+        if n > m:
+            raise ValueError(f"`sampled_clients` must be ≤ clients ({m}) when sampling without "
+                             f"replacement, got {n}")
+        if n == m:
+            return xp.broadcast_to(xp.arange(m), (replicates, m))
+        if replicates * m <= 1 << 24:
+            keys = self.rng.random((replicates, m))
+            return xp.argsort(keys, axis=1)[:, :n]
+        idx = xp.sort(self.rng.integers(0, m, size=(replicates, n)), axis=1)
+        while True:  # resample duplicates; a few passes when n ≪ m (no per-client loop)
+            dup = xp.zeros(idx.shape, dtype=bool)
+            dup[:, 1:] = idx[:, 1:] == idx[:, :-1]
+            k = int(dup.sum())
+            if k == 0:
+                return idx
+            idx[dup] = self.rng.integers(0, m, size=k)
+            idx = xp.sort(idx, axis=1)
+
+    # ------------------------------------------------------------------ noise & counting
+    def _noisy(self, exact, sigma: float, samples: int, count: Any) -> Any:
+        self.counter.grad += self._count(exact, samples, count)
+        if sigma == 0.0:
+            return exact
+        scale = sigma / np.sqrt(exact.shape[-1] * samples)
+        return exact + scale * self.rng.standard_normal(exact.shape)
+
+    def _count(self, exact, samples: int, count: Any) -> float:
+        reps = exact.shape[0] if exact.ndim >= 3 else 1
+        n = exact.size // exact.shape[-1] if count is None else float(count.sum())
+        return samples * float(n) / reps
+
+    def _second_order(self, exact, v, kind: str, count: Any) -> Any:
+        setattr(self.counter, kind, getattr(self.counter, kind) + self._count(exact, 1, count))
+        sigma = self.problem.hessian_noise
+        if sigma == 0.0:
+            return exact
+        d = exact.shape[-1]
+        norm = self.xp.sqrt((v * v).sum(axis=-1, keepdims=True))
+        return exact + (sigma / np.sqrt(d)) * norm * self.rng.standard_normal(exact.shape)
+
+    # ------------------------------------------------------------------ first order
+    def grad_x_f(self, idx, x, y, samples: int = 1, count=None):
+        """Stochastic ``∇ₓf_i(x, y)``, averaged over ``samples`` draws; ``count`` masks which
+        entries were really evaluated (for vectorized code that computes and discards)."""
+        return self._noisy(self.problem.exact_grad_x_f(idx, x, y), self.problem.grad_noise,
+                           samples, count)
+
+    def grad_y_f(self, idx, x, y, samples: int = 1, count=None):
+        """Stochastic ``∇_y f_i(x, y)``."""
+        return self._noisy(self.problem.exact_grad_y_f(idx, x, y), self.problem.grad_noise,
+                           samples, count)
+
+    def grad_y_g(self, idx, x, y, samples: int = 1, count=None):
+        """Stochastic ``∇_y g_i(x, y)``."""
+        return self._noisy(self.problem.exact_grad_y_g(idx, x, y), self.problem.grad_noise,
+                           samples, count)
+
+    def grad_x_g(self, idx, x, y, samples: int = 1, count=None):
+        """Stochastic ``∇ₓg_i(x, y)`` (MemFBO's Lagrangian gradient)."""
+        return self._noisy(self.problem.exact_grad_x_g(idx, x, y), self.problem.grad_noise,
+                           samples, count)
+
+    # ------------------------------------------------------------------ second order
+    def hvp_yy_g(self, idx, x, y, v, count=None):
+        """Stochastic Hessian-vector product ``∇²_{yy}g_i(x, y; ζ) v`` → ``(R, n, dim_y)``."""
+        return self._second_order(self.problem.exact_hvp_yy_g(idx, v), v, "hvp", count)
+
+    def jvp_xy_g(self, idx, x, y, v, count=None):
+        """Stochastic Jacobian-vector product ``∇²_{xy}g_i(x, y; ζ) v`` → ``(R, n, dim_x)``."""
+        return self._second_order(self.problem.exact_jvp_xy_g(idx, v), v, "jvp", count)

@@ -1,0 +1,356 @@
+"""Closed-form federated quadratic problems: the shared base of every instance family.
+
+Client ``i`` holds (DESIGN §4)
+
+* lower level ``g_i(x, y) = ½ yᵀA_i y − yᵀ(B_i x + c_i) + γ_i(x)`` with ``A_i ≻ 0``, where
+  ``γ_i`` collects terms in ``x`` alone (they change neither ``y*`` nor any algorithm);
+* upper level ``f_i(x, y) = ½ xᵀP x + xᵀR_i y + ½ yᵀS_i y + p_iᵀx + q_iᵀy``.
+
+With the means ``A, B, c, R, S, p, q`` over clients, ``y*(x) = A⁻¹(Bx + c) = Jx + y₀`` is affine,
+``Φ(x) = f(x, y*(x))`` is quadratic with Hessian ``H_Φ = P + RJ + JᵀRᵀ + JᵀSJ`` and
+``∇Φ(x) = ∇ₓf + Bᵀ A⁻¹ ∇_y f`` at ``y*(x)`` (``∇²_{xy} g = −Bᵀ``).  Every closed form below is
+exact in float64; the batched per-client derivatives (``exact_*``) feed the stochastic oracle.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from .backend import Backend, get_backend
+from .families import CHUNK, Dense, EigenScaled, Family, Shared
+from .validation import check_client, check_vector
+
+KINDS = ("bilevel", "minimax", "compositional")
+
+
+def symmetric_spectrum(family: Family) -> tuple[float, float]:
+    """``(min_i λ_min(M_i), max_i λ_max(M_i))`` of a symmetric family (host, chunked)."""
+    if isinstance(family, EigenScaled):
+        return family.eigenvalue_range()
+    lo, hi = np.inf, -np.inf
+    for s in range(0, family.clients, CHUNK):
+        ev = np.linalg.eigvalsh(family.dense_range(s, min(s + CHUNK, family.clients)))
+        lo, hi = min(lo, float(ev.min())), max(hi, float(ev.max()))
+    return lo, hi
+
+
+def block_norm(a: float, b: float, d: float) -> float:
+    """Spectral norm of ``[[a, b], [b, d]]``: a bound on ``‖[[M11, M12], [M21, M22]]‖₂`` from the
+    blocks' norms ``a = ‖M11‖, b = ‖M12‖, d = ‖M22‖``."""
+    return float(np.linalg.norm(np.array([[a, b], [b, d]]), 2))
+
+
+@dataclass(frozen=True, eq=False)
+class FederatedQuadratic:
+    """A federated quadratic instance with closed-form ``y*``, ``Φ`` and ``∇Φ``.
+
+    Build instances with the factories ``QuadraticBilevel.random``,
+    ``QuadraticMinimax.random`` / ``.fednest_instance`` and ``QuadraticCompositional.random``.
+    ``to(backend)`` gives the same instance with its arrays on that backend (cached).
+    """
+
+    kind: str
+    A: Family  # (dim_y, dim_y), symmetric positive definite per client
+    B: Family  # (dim_y, dim_x)
+    c: Any  # (m, dim_y)
+    P: Any  # (dim_x, dim_x), shared
+    R: Family  # (dim_x, dim_y)
+    S: Family  # (dim_y, dim_y)
+    p: Any  # (m, dim_x)
+    q: Any  # (m, dim_y)
+    Gxx: Any  # (dim_x, dim_x): x-only quadratic ½ xᵀGxx x of every g_i
+    e: Any  # (m, dim_x) or None: x-only linear term eᵢᵀx of g_i
+    grad_noise: float
+    hessian_noise: float
+    spec: dict = field(default_factory=dict)
+    radius: float = 10.0
+    backend: Backend = field(default_factory=get_backend)
+
+    # ---------------------------------------------------------------- shape & backend
+    @property
+    def clients(self) -> int:
+        """Number of clients ``m``."""
+        return int(self.c.shape[0])
+
+    @property
+    def dim_x(self) -> int:
+        return int(self.P.shape[0])
+
+    @property
+    def dim_y(self) -> int:
+        return int(self.c.shape[1])
+
+    @property
+    def xp(self):
+        """The array namespace of this copy's arrays."""
+        return self.backend.xp
+
+    def to(self, backend: str | Backend) -> FederatedQuadratic:
+        """This instance with every array on ``backend`` (closed forms stay exact)."""
+        be = backend if isinstance(backend, Backend) else get_backend(backend)
+        if be.name == self.backend.name:
+            return self
+        return self._moved(be.name)
+
+    @functools.cache  # noqa: B019 (instances are immutable; one copy per backend)
+    def _moved(self, name: str) -> FederatedQuadratic:
+        be = get_backend(name)
+        arr = {k: (None if getattr(self, k) is None else be.asarray(np.asarray(getattr(self, k))))
+               for k in ("c", "P", "p", "q", "Gxx", "e")}
+        fam = {k: getattr(self, k).to(be) for k in ("A", "B", "R", "S")}
+        moved = replace(self, backend=be, **arr, **fam)
+        object.__setattr__(moved, "_host", self)
+        return moved
+
+    @property
+    def host(self) -> FederatedQuadratic:
+        """The numpy copy, where the closed-form matrices are computed."""
+        return getattr(self, "_host", self)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of per-client data (the part that scales with the number of clients)."""
+        per_client = sum(np.asarray(a).nbytes for a in (self.c, self.p, self.q) if a is not None)
+        fams = sum(f.nbytes for f in (self.A, self.B, self.R, self.S))
+        return int(per_client + fams + (0 if self.e is None else self.e.nbytes))
+
+    def config_hash(self) -> str:
+        """A short hash of the construction spec (identifies the instance in results)."""
+        blob = json.dumps({"class": type(self).__name__, **self.spec}, sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.spec.items())
+        return f"{type(self).__name__}({args})"
+
+    # ---------------------------------------------------------------- closed forms (host)
+    @functools.cached_property
+    def _closed(self) -> dict[str, np.ndarray]:
+        h = self.host
+        A, B, c = h.A.mean(), h.B.mean(), np.asarray(h.c).mean(axis=0)
+        R, S = h.R.mean(), h.S.mean()
+        P = np.asarray(h.P)
+        J = np.linalg.solve(A, B)
+        y0 = np.linalg.solve(A, c)
+        H = P + R @ J + J.T @ R.T + J.T @ S @ J
+        H = 0.5 * (H + H.T)
+        p, q = np.asarray(h.p).mean(axis=0), np.asarray(h.q).mean(axis=0)
+        g0 = R @ y0 + p + J.T @ (S @ y0 + q)
+        out = dict(A=A, B=B, c=c, R=R, S=S, P=P, p=p, q=q, J=J, y0=y0, H=H, g0=g0)
+        if self.backend.name != "numpy":
+            out = {k: self.backend.asarray(v) for k, v in out.items()}
+        return out
+
+    def _x(self, x: Any) -> Any:
+        return check_vector("x", x, self.dim_x, self.xp)
+
+    def y_star(self, x: Any) -> Any:
+        """Global lower-level solution ``y*(x) = A⁻¹(Bx + c)``; ``x`` may carry batch axes."""
+        C = self._closed
+        return self._x(x) @ C["J"].T + C["y0"]
+
+    def hypergradient(self, x: Any) -> Any:
+        """``∇Φ(x) = H_Φ x + ∇Φ(0)`` (exact); ``x`` may carry batch axes."""
+        C = self._closed
+        return self._x(x) @ C["H"] + C["g0"]
+
+    def surrogate_hypergradient(self, x: Any, y: Any) -> Any:
+        """``∇̄f(x, y) = ∇ₓf(x, y) − ∇²_{xy}g [∇²_{yy}g]⁻¹ ∇_y f(x, y)`` with ``y`` in place of
+        ``y*(x)`` (FedMBO §3, FedNest Lemma 2.1); batch axes broadcast."""
+        x, y = self._x(x), check_vector("y", y, self.dim_y, self.xp)
+        C = self._closed
+        gx = x @ C["P"] + y @ C["R"].T + C["p"]
+        gy = x @ C["R"] + y @ C["S"] + C["q"]
+        return gx + gy @ C["J"]
+
+    def f(self, x: Any, y: Any) -> Any:
+        """Global upper-level value ``f(x, y) = mean_i f_i(x, y)``."""
+        x, y = self._x(x), check_vector("y", y, self.dim_y, self.xp)
+        C = self._closed
+        return self._quad_f(x, y, C["P"], C["R"], C["S"], C["p"], C["q"])
+
+    def g(self, x: Any, y: Any) -> Any:
+        """Global lower-level value ``g(x, y) = mean_i g_i(x, y)``."""
+        h = self.host
+        idx = np.arange(h.clients)
+        x = check_vector("x", x, self.dim_x)
+        y = check_vector("y", y, self.dim_y)
+        vals = [h._g_values(idx[s:s + CHUNK], x, y) for s in range(0, h.clients, CHUNK)]
+        return float(np.concatenate(vals).mean()) if x.ndim == 1 else np.mean(
+            np.concatenate(vals, axis=-1), axis=-1)
+
+    def phi(self, x: Any) -> Any:
+        """Hyper-objective ``Φ(x) = f(x, y*(x))``."""
+        return self.f(x, self.y_star(x))
+
+    @functools.cached_property
+    def x_star(self) -> np.ndarray | None:
+        """Minimizer of ``Φ`` when ``Φ`` is strongly convex (``λ_min(H_Φ) > 0``), else ``None``."""
+        H, g0 = self.host._closed["H"], self.host._closed["g0"]
+        ev = np.linalg.eigvalsh(H)
+        if ev.min() <= 1e-10 * max(1.0, abs(ev).max()):
+            return None
+        return -np.linalg.solve(H, g0)
+
+    @staticmethod
+    def _quad_f(x, y, P, R, S, p, q):
+        return (0.5 * ((x @ P) * x).sum(-1) + ((y @ R.T) * x).sum(-1)
+                + 0.5 * ((y @ S) * y).sum(-1) + (x * p).sum(-1) + (y * q).sum(-1))
+
+    # ---------------------------------------------------------------- one client
+    def client(self, i: int) -> dict[str, np.ndarray]:
+        """Client ``i``'s matrices and vectors (host numpy), to inspect."""
+        h = self.host
+        i = check_client("i", i, h.clients)
+        out = dict(A=h.A.dense(i), B=h.B.dense(i), c=np.asarray(h.c[i]), P=np.asarray(h.P),
+                   R=h.R.dense(i), S=h.S.dense(i), p=np.asarray(h.p[i]), q=np.asarray(h.q[i]),
+                   Gxx=np.asarray(h.Gxx))
+        if h.e is not None:
+            out["e"] = np.asarray(h.e[i])
+        return out
+
+    def f_i(self, i: int, x: Any, y: Any) -> float:
+        """Client ``i``'s upper-level value."""
+        m = self.client(i)
+        x, y = check_vector("x", x, self.dim_x), check_vector("y", y, self.dim_y)
+        return self._quad_f(x, y, m["P"], m["R"], m["S"], m["p"], m["q"])
+
+    def g_i(self, i: int, x: Any, y: Any) -> float:
+        """Client ``i``'s lower-level value."""
+        i = check_client("i", i, self.clients)
+        x, y = check_vector("x", x, self.dim_x), check_vector("y", y, self.dim_y)
+        return self.host._g_values(np.array([i]), x, y)[..., 0]
+
+    def _g_values(self, idx, x, y):
+        """``g_i(x, y)`` for the clients ``idx`` (1-D, host); ``x, y`` of shape (d,) or (k, d)."""
+        xb, yb = x[..., None, :], y[..., None, :]
+        Ay = self.A.mv(idx, yb)
+        Bx = self.B.mv(idx, xb)
+        val = 0.5 * (Ay * yb).sum(-1) - ((Bx + self.c[idx]) * yb).sum(-1)
+        return val + self._g_x_terms(idx, xb)[0]
+
+    def _g_x_terms(self, idx, x):
+        """Value and gradient of the x-only part ``γ_i(x)`` of ``g_i`` (batched)."""
+        Gx = x @ self.Gxx
+        val = 0.5 * (Gx * x).sum(-1)
+        grad = Gx
+        if self.e is not None:
+            val = val + (self.e[idx] * x).sum(-1)
+            grad = grad + self.e[idx]
+        return val, grad
+
+    # ---------------------------------------------------------------- exact batched derivatives
+    # idx: (R, n) client indices; x, y broadcastable to (R, n, d).  Used by problems.oracle.
+    def exact_grad_x_f(self, idx, x, y):
+        return x @ self.P + self.R.mv(idx, y) + self.p[idx]
+
+    def exact_grad_y_f(self, idx, x, y):
+        return self.R.rmv(idx, x) + self.S.mv(idx, y) + self.q[idx]
+
+    def exact_grad_y_g(self, idx, x, y):
+        return self.A.mv(idx, y) - self.B.mv(idx, x) - self.c[idx]
+
+    def exact_grad_x_g(self, idx, x, y):
+        return self._g_x_terms(idx, x)[1] - self.B.rmv(idx, y)
+
+    def exact_hvp_yy_g(self, idx, v):
+        """``∇²_{yy} g_i · v = A_i v`` (the Hessian does not depend on the point)."""
+        return self.A.mv(idx, v)
+
+    def exact_jvp_xy_g(self, idx, v):
+        """``∇²_{xy} g_i · v = −B_iᵀ v`` (shape ``dim_x``)."""
+        return -self.B.rmv(idx, v)
+
+    # ---------------------------------------------------------------- constants
+    @functools.cached_property
+    def constants(self) -> dict[str, float]:
+        """The papers' constants computed from this instance (host, chunked over clients).
+
+        ``mu_g = min_i λ_min(A_i)``; ``ell_g1``, ``ell_f1`` bound the Lipschitz constants of
+        ``∇g_i`` and ``∇f_i`` (spectral norm of the matrix of block norms, exact when the
+        blocks align); ``ell_f0`` bounds ``‖∇f_i‖`` on the ball of radius ``radius``;
+        ``ell_g2 = 0`` (constant Hessians); ``L_y, M_f, L_f`` follow FedMBO Lemma 2 /
+        Ghadimi–Wang Lemma 2.2; ``L_phi, mu_phi`` are the exact extreme eigenvalues of
+        ``∇²Φ``; ``sigma_*2`` are the configured oracle variances and ``sigma_g2`` the measured
+        heterogeneity (see :meth:`heterogeneity`).
+        """
+        h = self.host
+        mu_g, L_A = symmetric_spectrum(h.A)
+        L_B = h.B.max_norm()
+        L_R, L_S = h.R.max_norm(), h.S.max_norm()
+        G = self._gxx_norm()
+        ell_g1 = block_norm(G, L_B, L_A)
+        ell_f1 = block_norm(float(np.linalg.norm(np.asarray(h.P), 2)), L_R, L_S)
+        lin = max(float(np.sqrt((np.asarray(h.p[s:s + CHUNK]) ** 2).sum(1)
+                                + (np.asarray(h.q[s:s + CHUNK]) ** 2).sum(1)).max())
+                  for s in range(0, h.clients, CHUNK))
+        ell_f0 = ell_f1 * np.sqrt(2.0) * self.radius + lin
+        ell_g2 = 0.0
+        M_f = ell_f1 + ell_g1 * ell_f1 / mu_g + ell_f0 / mu_g * (ell_g2 + ell_g1 * ell_g2 / mu_g)
+        L_f = ell_f1 + ell_g1 * (ell_f1 + M_f) / mu_g + ell_f0 / mu_g * (
+            ell_g2 + ell_g1 * ell_g2 / mu_g)
+        ev = np.linalg.eigvalsh(h._closed["H"])
+        return dict(
+            mu_g=mu_g, L_yy=L_A, kappa=L_A / mu_g, ell_g1=ell_g1, kappa_g=ell_g1 / mu_g,
+            ell_g2=ell_g2, ell_f0=float(ell_f0), ell_f1=ell_f1, L_y=ell_g1 / mu_g, M_f=float(M_f),
+            L_f=float(L_f), L_phi=float(abs(ev).max()), mu_phi=float(ev.min()),
+            sigma_f2=self.grad_noise ** 2, sigma_g12=self.grad_noise ** 2,
+            sigma_g22=self.hessian_noise ** 2, sigma_g2=self.heterogeneity(),
+            radius=self.radius,
+        )
+
+    def _gxx_norm(self) -> float:
+        return float(np.linalg.norm(np.asarray(self.host.Gxx), 2))
+
+    def heterogeneity(self, points: int = 16) -> float:
+        """Measured ``σ_g² = max_z mean_i ‖∇g_i(z) − ∇g(z)‖²`` (FedMBO Assumption 5).
+
+        ``z = (x, y)`` ranges over a fixed reference set: ``(0, y*(0))``, ``(x*, y*(x*))``
+        when ``x*`` exists, and ``points`` points drawn uniformly in the ball of radius
+        ``radius`` (seeded, so the figure is reproducible).  The full gradient in ``(x, y)``
+        is used, as the assumption states.
+        """
+        h = self.host
+        rng = np.random.default_rng(20260101)
+        d = self.dim_x + self.dim_y
+        z = rng.standard_normal((points, d))
+        z *= (self.radius * rng.random(points) ** (1 / d) / np.linalg.norm(z, axis=1))[:, None]
+        xs = [np.zeros(self.dim_x)] + ([h.x_star] if h.x_star is not None else [])
+        anchors = np.array([np.concatenate([x, h.y_star(x)]) for x in xs])
+        z = np.concatenate([anchors, z])
+        x, y = z[:, None, :self.dim_x], z[:, None, self.dim_x:]
+        sums = [np.zeros((len(z), self.dim_x)), np.zeros((len(z), self.dim_y))]
+        sq = np.zeros(len(z))
+        for s in range(0, h.clients, CHUNK):
+            chunk = np.arange(s, min(s + CHUNK, h.clients))
+            idx = np.broadcast_to(chunk[None], (len(z), len(chunk)))
+            gx = h.exact_grad_x_g(idx, x, y)
+            gy = h.exact_grad_y_g(idx, x, y)
+            sums[0] += gx.sum(1)
+            sums[1] += gy.sum(1)
+            sq += (gx ** 2).sum((1, 2)) + (gy ** 2).sum((1, 2))
+        mean_sq = (sums[0] ** 2).sum(1) / h.clients ** 2 + (sums[1] ** 2).sum(1) / h.clients ** 2
+        var = sq / h.clients - mean_sq
+        return float(max(var.max(), 0.0))
+
+
+def shared(M: np.ndarray, clients: int) -> Shared:
+    """A :class:`Shared` family (one matrix for all clients)."""
+    return Shared(np.asarray(M, dtype=float), clients)
+
+
+def dense_or_structured(storage: str, clients: int, dims: int) -> str:
+    """Resolve ``storage='auto'``: dense per-client matrices for small ``m``."""
+    if storage != "auto":
+        return storage
+    return "dense" if clients <= 1000 and clients * dims <= 2_000_000 else "structured"
+
+
+__all__ = ["FederatedQuadratic", "KINDS", "Dense", "EigenScaled", "Shared", "block_norm",
+           "dense_or_structured", "shared", "symmetric_spectrum"]

@@ -1,0 +1,84 @@
+"""Input validation shared by every public entry point.
+
+Each check raises ``ValueError`` or ``TypeError`` whose message names the parameter and the
+allowed values, e.g. ``` `kappa` must be ≥ 1, got 0.5 ```.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import numbers
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+
+def check_int(name: str, value: Any, *, minimum: int | None = None,
+              maximum: int | None = None) -> int:
+    """An integer (bools refused) within ``[minimum, maximum]``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"`{name}` must be an integer, got {value!r}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"`{name}` must be ≥ {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"`{name}` must be ≤ {maximum}, got {value}")
+    return value
+
+
+def check_real(name: str, value: Any, *, minimum: float | None = None,
+               maximum: float | None = None, strict_minimum: bool = False) -> float:
+    """A finite real number within the bounds (``strict_minimum`` makes the lower bound open)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a real number, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"`{name}` must be finite, got {value}")
+    if minimum is not None:
+        if strict_minimum and value <= minimum:
+            raise ValueError(f"`{name}` must be > {minimum}, got {value}")
+        if not strict_minimum and value < minimum:
+            raise ValueError(f"`{name}` must be ≥ {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"`{name}` must be ≤ {maximum}, got {value}")
+    return value
+
+
+def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
+    """One of ``choices``; the error lists them and the close matches."""
+    choices = tuple(choices)
+    if value not in choices:
+        close = difflib.get_close_matches(str(value), choices, n=3)
+        hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+        raise ValueError(f"`{name}` must be one of {list(choices)}, got {value!r}{hint}")
+    return value
+
+
+def check_vector(name: str, value: Any, dim: int, xp: Any = np) -> Any:
+    """A finite float array whose last axis has length ``dim`` (leading batch axes allowed)."""
+    try:
+        arr = xp.asarray(value, dtype=xp.float64)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"`{name}` must be an array of floats, got {type(value).__name__}") from err
+    if arr.ndim == 0 or arr.shape[-1] != dim:
+        raise ValueError(f"`{name}` must have last dimension {dim}, got shape {tuple(arr.shape)}")
+    if not bool(xp.all(xp.isfinite(arr))):
+        raise ValueError(f"`{name}` must be finite (no NaN or inf)")
+    return arr
+
+
+def check_client(name: str, value: Any, clients: int) -> int:
+    """A client index in ``[0, clients)``."""
+    return check_int(name, value, minimum=0, maximum=clients - 1)
+
+
+def unknown_names(kind: str, given: Iterable[str], accepted: Iterable[str]) -> None:
+    """Reject names that are not accepted, listing the accepted ones and close matches."""
+    accepted = tuple(accepted)
+    for name in given:
+        if name not in accepted:
+            close = difflib.get_close_matches(name, accepted, n=3)
+            hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+            raise ValueError(f"unknown {kind} `{name}`; accepted: {sorted(accepted)}{hint}")
