@@ -28,7 +28,8 @@ class QuadraticCompositional(FederatedQuadratic):
         spec = validate_spec(clients, dim_x, dim_y, kappa, heterogeneity, noise, hessian_noise,
                              seed, storage, radius, upper_mu=upper_mu)
         if spec["kappa"] != 1.0:
-            raise ValueError(f"`kappa` must be 1 for a compositional problem (A_i = I), got {kappa}")
+            raise ValueError(
+                f"`kappa` must be 1 for a compositional problem (A_i = I), got {kappa}")
         m, dx, dy, h = clients, dim_x, dim_y, spec["heterogeneity"]
         rng = np.random.default_rng(spec["seed"])
         J0 = rng.standard_normal((dy, dx)) / np.sqrt(dx)

@@ -124,6 +124,23 @@ class Oracle:
         return self._noisy(self.problem.exact_grad_x_g(idx, x, y), self.problem.grad_noise,
                            samples, count)
 
+    def pair(self, kind: str, idx, x1, y1, x2, y2, count=None):
+        """One sample ``ζ`` at two points: ``(∇g_i(x1, y1; ζ), ∇g_i(x2, y2; ζ))`` for ``kind``
+        in ``grad_x_f, grad_y_f, grad_y_g, grad_x_g`` (SVRG/STORM corrections, Gao eq. 3.8).
+        With additive noise the two draws share the same noise vector; counted as two calls."""
+        if kind not in ("grad_x_f", "grad_y_f", "grad_y_g", "grad_x_g"):
+            raise ValueError(f"`kind` must be a gradient oracle name, got {kind!r}")
+        exact = getattr(self.problem, "exact_" + kind)
+        a, b = exact(idx, x1, y1), exact(idx, x2, y2)
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        a, b = self.xp.broadcast_to(a, shape), self.xp.broadcast_to(b, shape)
+        self.counter.grad += 2 * self._count(a, 1, count)
+        sigma = self.problem.grad_noise
+        if sigma == 0.0:
+            return a, b
+        noise = (sigma / np.sqrt(shape[-1])) * self.rng.standard_normal(shape)
+        return a + noise, b + noise
+
     # ------------------------------------------------------------------ second order
     def hvp_yy_g(self, idx, x, y, v, count=None):
         """Stochastic Hessian-vector product ``∇²_{yy}g_i(x, y; ζ) v`` → ``(R, n, dim_y)``."""

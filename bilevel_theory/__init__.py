@@ -1,0 +1,37 @@
+"""The papers' algorithms, estimators and rate statements (the theory as code).
+
+``run(name, problem, rounds, replicates, seed, backend, **hyperparameters) -> Trace`` runs any
+algorithm of the registry ``ALGORITHMS`` (name → class), vectorized over clients and
+replicates.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from problems import FederatedQuadratic
+from problems.validation import check_choice
+
+from . import afbo, fedmbo, fednest, gao, memfbo
+from .algorithm import Algorithm, Context, make_context, run_algorithm
+from .trace import Ledger, Trace
+
+ALGORITHMS: dict[str, type[Algorithm]] = {
+    cls.name: cls for module in (fednest, fedmbo, gao, memfbo, afbo) for cls in module.REGISTERED
+}
+
+
+def run(name: str, problem: FederatedQuadratic, rounds: int = 100, replicates: int = 1,
+        seed: int = 0, backend: str = "numpy", progress: bool = False,
+        **hyperparameters: Any) -> Trace:
+    """Run algorithm ``name`` for ``rounds`` outer rounds on ``replicates`` independent runs.
+
+    Same seed and backend ⇒ bitwise identical traces.  Unknown names or hyperparameters raise
+    ``ValueError`` listing the accepted ones.
+    """
+    check_choice("name", name, ALGORITHMS)
+    algorithm = ALGORITHMS[name](problem, **hyperparameters)
+    return run_algorithm(algorithm, rounds, replicates, seed, backend, progress)
+
+
+__all__ = ["ALGORITHMS", "Algorithm", "Context", "Ledger", "Trace", "make_context", "run"]

@@ -1,0 +1,3 @@
+"""Placeholder: filled in by the algorithms issue."""
+
+REGISTERED: tuple = ()

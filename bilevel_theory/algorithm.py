@@ -1,0 +1,211 @@
+"""The algorithm protocol, the run loop and the communication ledger.
+
+An algorithm is a class with ``init(ctx) -> state`` and ``step(ctx, state, k) -> state`` (one
+outer round), in the jaxopt/optax style: the state is a small dict of arrays with a leading
+replicate axis ``R``; every oracle call goes through ``ctx.oracle`` (counted there) and every
+exchange through ``ctx.communicate`` (counted in the ledger).  :func:`run_algorithm` drives the
+loop, detects divergence (NaN/inf or blow-up) per replicate and freezes those replicates, and
+returns a :class:`~bilevel_theory.trace.Trace`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from problems import FederatedQuadratic, Oracle, get_backend
+from problems.validation import check_int, check_real, unknown_names
+
+from .trace import LEDGER_FIELDS, Ledger, Trace
+
+Schedule = Callable[[int], float]
+
+
+def as_schedule(name: str, value: float | Schedule) -> Schedule:
+    """A constant step size or a callable of the round index, validated to be positive."""
+    if callable(value):
+        return value
+    v = check_real(name, value, minimum=0.0, strict_minimum=True)
+    return lambda k: v
+
+
+@dataclass
+class Context:
+    """Everything a step needs besides its state: oracle, namespace, sizes, the ledger."""
+
+    oracle: Oracle
+    problem: FederatedQuadratic
+    replicates: int
+    constants: dict[str, float]
+    rounds: float = 0.0
+    uplink: float = 0.0
+    downlink: float = 0.0
+    state_bytes: float = 0.0
+    extras: dict[str, list] = field(default_factory=dict)
+
+    @property
+    def xp(self):
+        return self.oracle.xp
+
+    @property
+    def rng(self):
+        return self.oracle.rng
+
+    def communicate(self, rounds: float = 1, up: float = 0, down: float = 0) -> None:
+        """Count ``rounds`` communication rounds with ``up``/``down`` vectors per client."""
+        self.rounds += rounds
+        self.uplink += up
+        self.downlink += down
+
+    def hold(self, *dims: int) -> None:
+        """Record that a client holds vectors of these dimensions at once (float64 bytes)."""
+        self.state_bytes = max(self.state_bytes, 8.0 * sum(dims))
+
+    def record(self, name: str, value: Any) -> None:
+        """Keep an algorithm-specific per-round array (host copy) in ``trace.extras``."""
+        self.extras.setdefault(name, []).append(self.oracle.backend.to_numpy(value))
+
+    def snapshot(self) -> tuple[float, ...]:
+        c = self.oracle.counter
+        return (self.rounds, self.uplink, self.downlink, c.grad, c.hvp, c.jvp, self.state_bytes)
+
+
+class Algorithm:
+    """Base class. Subclasses set ``name``, ``kinds`` and ``defaults`` and implement
+    ``init`` and ``step``; ``validate`` may add range checks (call ``super().validate``)."""
+
+    name: ClassVar[str] = ""
+    kinds: ClassVar[tuple[str, ...]] = ("bilevel",)
+    defaults: ClassVar[dict[str, Any]] = {}
+    has_y: ClassVar[bool] = True
+
+    def __init__(self, problem: FederatedQuadratic, **hyperparameters: Any):
+        if not isinstance(problem, FederatedQuadratic):
+            raise TypeError(f"`problem` must be a problem instance, got {type(problem).__name__}")
+        if problem.kind not in self.kinds:
+            raise ValueError(f"algorithm `{self.name}` accepts problems of kind {list(self.kinds)}, "
+                             f"got {problem.kind!r}")
+        unknown_names(f"hyperparameter for `{self.name}`", hyperparameters, self.defaults)
+        self.problem = problem
+        self.hp = self.validate({**self.resolved_defaults(problem), **hyperparameters})
+
+    def resolved_defaults(self, problem: FederatedQuadratic) -> dict[str, Any]:
+        """Defaults; a callable default is evaluated on the problem's constants."""
+        c = problem.constants
+        return {k: (v(c, problem) if callable(v) and not isinstance(v, type) else v)
+                for k, v in self.defaults.items()}
+
+    def validate(self, hp: dict[str, Any]) -> dict[str, Any]:
+        """Check common hyperparameters; returns the normalized dict."""
+        for key in ("inner_steps", "neumann_steps", "local_steps", "sampled_clients", "period",
+                    "samples"):
+            if key in hp and hp[key] is not None:
+                hp[key] = check_int(key, hp[key], minimum=1)
+        if "sampled_clients" in hp and hp.get("replace") is False:
+            if hp["sampled_clients"] > self.problem.clients:
+                raise ValueError(f"`sampled_clients` must be ≤ clients ({self.problem.clients}) "
+                                 f"when sampling without replacement, got {hp['sampled_clients']}")
+        for key in ("outer_step", "inner_step"):
+            if key in hp:
+                as_schedule(key, hp[key])
+        return hp
+
+    # ------------------------------------------------------------ to implement
+    def init(self, ctx: Context) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def step(self, ctx: Context, state: dict[str, Any], k: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ helpers for subclasses
+    def starting_point(self, ctx: Context) -> dict[str, Any]:
+        """``x₀`` (hyperparameter ``x0``, default all-ones) and ``y₀`` (default zeros),
+        broadcast over replicates."""
+        xp, p, R = ctx.xp, self.problem, ctx.replicates
+        x0 = self.hp.get("x0")
+        y0 = self.hp.get("y0")
+        x0 = np.ones(p.dim_x) if x0 is None else np.asarray(x0, dtype=float)
+        y0 = np.zeros(p.dim_y) if y0 is None else np.asarray(y0, dtype=float)
+        if x0.shape != (p.dim_x,):
+            raise ValueError(f"`x0` must have shape ({p.dim_x},), got {x0.shape}")
+        if y0.shape != (p.dim_y,):
+            raise ValueError(f"`y0` must have shape ({p.dim_y},), got {y0.shape}")
+        return dict(x=xp.broadcast_to(xp.asarray(x0), (R, p.dim_x)) * 1.0,
+                    y=xp.broadcast_to(xp.asarray(y0), (R, p.dim_y)) * 1.0)
+
+
+def _freeze(xp, state: dict, previous: dict, frozen, R: int) -> dict:
+    """Keep the previous state of frozen replicates (leading-axis arrays only)."""
+    out = {}
+    for key, new in state.items():
+        old = previous.get(key)
+        if (old is not None and hasattr(new, "shape") and new.ndim >= 1 and new.shape[0] == R
+                and getattr(old, "shape", None) == new.shape):
+            mask = xp.reshape(frozen, (R,) + (1,) * (new.ndim - 1))
+            out[key] = xp.where(mask, old, new)
+        else:
+            out[key] = new
+    return out
+
+
+def run_algorithm(algorithm: Algorithm, rounds: int, replicates: int, seed: int,
+                  backend: str = "numpy", progress: bool = False) -> Trace:
+    """Drive ``algorithm`` for ``rounds`` outer rounds on ``replicates`` independent runs."""
+    rounds = check_int("rounds", rounds, minimum=0)
+    replicates = check_int("replicates", replicates, minimum=1)
+    seed = check_int("seed", seed, minimum=0)
+    ctx = make_context(algorithm.problem, replicates, seed, backend)
+    be, problem = ctx.oracle.backend, algorithm.problem
+    xp = be.xp
+    start = time.perf_counter()
+    with np.errstate(all="ignore"):
+        state = algorithm.init(ctx)
+        xs, ys, ledger = [state["x"]], [state.get("y")], [ctx.snapshot()]
+        frozen = xp.zeros(replicates, dtype=bool)
+        frozen_at = np.full(replicates, -1)
+        scale = float(np.sum(np.ones(problem.dim_x))) + problem.radius ** 2
+        limit = 1e8 * scale
+        it = range(rounds)
+        if progress:
+            from tqdm.auto import tqdm  # noqa: PLC0415
+            it = tqdm(it, desc=algorithm.name, leave=False)
+        for k in it:
+            new = algorithm.step(ctx, state, k)
+            bad = ~xp.all(xp.isfinite(new["x"]), axis=-1) | (xp.sum(new["x"] ** 2, axis=-1) > limit)
+            if new.get("y") is not None:
+                bad |= ~xp.all(xp.isfinite(new["y"]), axis=-1)
+            newly = be.to_numpy(bad & ~frozen)
+            frozen_at[newly] = k + 1
+            frozen = frozen | bad
+            state = _freeze(xp, new, state, frozen, replicates)
+            xs.append(state["x"])
+            ys.append(state.get("y"))
+            ledger.append(ctx.snapshot())
+    x = be.to_numpy(xp.stack(xs, axis=1))
+    has_y = algorithm.has_y and ys[0] is not None
+    y = be.to_numpy(xp.stack(ys, axis=1)) if has_y else None
+    host = problem.host
+    grad = host.hypergradient(x)
+    stationarity = (grad ** 2).sum(-1)
+    inner_error = ((y - host.y_star(x)) ** 2).sum(-1) if has_y else None
+    led = np.asarray(ledger, dtype=float)
+    extras = {k: np.stack(v) for k, v in ctx.extras.items()}
+    return Trace(algorithm=algorithm.name, hyperparameters=dict(algorithm.hp), x=x, y=y,
+                 stationarity=stationarity, inner_error=inner_error,
+                 ledger=Ledger(**{f: led[:, j] for j, f in enumerate(LEDGER_FIELDS)}),
+                 diverged=be.to_numpy(frozen).astype(bool), diverged_at=frozen_at, seed=seed,
+                 backend=be.name, seconds=time.perf_counter() - start, extras=extras)
+
+
+def make_context(problem: FederatedQuadratic, replicates: int, seed: int = 0,
+                 backend: str = "numpy") -> Context:
+    """A fresh :class:`Context` (oracle, ledger) to call estimators or solvers directly."""
+    be = get_backend(backend)
+    oracle = Oracle(problem, be, np.random.SeedSequence(check_int("seed", seed, minimum=0)))
+    return Context(oracle=oracle, problem=oracle.problem,
+                   replicates=check_int("replicates", replicates, minimum=1),
+                   constants=problem.constants)

@@ -1,0 +1,124 @@
+"""Hypergradient estimators shared by the algorithms (composed, never copied).
+
+All functions take a :class:`~bilevel_theory.algorithm.Context` and points with a leading
+replicate axis ``R``: ``x (R, dim_x)``, ``y (R, dim_y)``; loops run over Neumann steps only.
+
+* :func:`ihgp` — FedNest Algorithm 3 (FedIHGP): one global Neumann chain per replicate,
+  random truncation ``N' ~ U{0..N−1}``, fresh client sets ``S_n`` per step.
+* :func:`local_ihgp` — LFedNest's local IHGP: each client's own Hessians only.
+* :func:`phe` — FedMBO Algorithm 2: ``n`` independent chains per replicate, chain ``i`` with its
+  own truncation ``N_i`` and its own sampled client at every step.
+* :func:`theta_q` — Gao eq. (3.2)–(3.3): deterministic ``Q + 1``-term series with step ``θ``,
+  independent samples per factor, each device with its own Hessians.
+* :func:`neumann_bias_matrix` — exact ``E[Ĥ] − [∇²_{yy}g]⁻¹`` for the random-truncation series.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .algorithm import Context
+
+
+def _truncations(ctx: Context, shape: tuple[int, ...], N: int):
+    """``N' ~ U{0, …, N−1}`` i.i.d. (FedNest Alg. 3 step 1, FedMBO Alg. 2 step 1)."""
+    return ctx.rng.integers(0, N, size=shape)
+
+
+def ihgp(ctx: Context, x, y, neumann_steps: int, sampled_clients: int, scale: float,
+         replace: bool = False):
+    """FedIHGP (FedNest Alg. 3): ``p_{N'} = (N/ℓ) Π_{n=1}^{N'}(I − mean_{S_n}∇²g_i/ℓ) mean_{S_0}∇_y f_i``.
+
+    Returns ``(p, N')`` with ``p (R, dim_y)``.  Ledger convention ([REPO], PAPERS.md §4): the
+    Neumann stage occupies ``N`` rounds whatever ``N'`` is (the official code's fixed
+    schedule), plus one round for ``p₀``: ``N + 1`` rounds; Hessian-vector calls count the
+    ``N'·|S_n|`` products actually evaluated.
+    """
+    R, N = ctx.replicates, neumann_steps
+    xb, yb = x[:, None, :], y[:, None, :]
+    trunc = _truncations(ctx, (R,), N)
+    S0 = ctx.oracle.sample_clients(R, sampled_clients, replace)
+    p = (N / scale) * ctx.oracle.grad_y_f(S0, xb, yb).mean(axis=1)
+    ctx.communicate(rounds=1, up=1, down=2)
+    for n in range(1, N):
+        active = trunc >= n
+        Sn = ctx.oracle.sample_clients(R, sampled_clients, replace)
+        mask = ctx.xp.broadcast_to(active[:, None], Sn.shape)
+        hv = ctx.oracle.hvp_yy_g(Sn, xb, yb, p[:, None, :], count=mask).mean(axis=1)
+        p = ctx.xp.where(active[:, None], p - hv / scale, p)
+    ctx.communicate(rounds=N, up=N, down=N)
+    ctx.hold(x.shape[-1], 2 * y.shape[-1])
+    return p, trunc
+
+
+def local_ihgp(ctx: Context, idx, x, y, neumann_steps: int, scale: float):
+    """LFedNest's local IHGP: ``p_i = (N/ℓ) Π_{n=1}^{N_i'}(I − ∇²g_i(ζ_n)/ℓ) ∇_y f_i`` for each
+    client in ``idx (R, n)``, with its own truncation ``N_i'`` and only its own Hessians.
+
+    ``x, y`` broadcastable to ``(R, n, d)``; returns ``(R, n, dim_y)``; no communication.
+    """
+    N = neumann_steps
+    trunc = _truncations(ctx, idx.shape, N)
+    p = (N / scale) * ctx.oracle.grad_y_f(idx, x, y)
+    for n in range(1, N):
+        active = trunc >= n
+        hv = ctx.oracle.hvp_yy_g(idx, x, y, p, count=active)
+        p = ctx.xp.where(active[..., None], p - hv / scale, p)
+    return p
+
+
+def phe(ctx: Context, x, y, neumann_steps: int, sampled_clients: int, scale: float,
+        replace: bool = True):
+    """FedMBO's Parallel Hypergradient Estimator (Alg. 2, eq. 6): ``n`` chains per replicate,
+
+    ``H_i = ∇ₓf_{c_i⁰} − ∇²_{xy}g_{c_i^{max+1}} (N/ℓ) Π_{l=1}^{N_i}(I − ∇²_{yy}g_{c_i^l}/ℓ) ∇_y f_{c_i⁰}``.
+
+    Chain ``i`` hops to a freshly sampled client at every step (with replacement by default,
+    as Prop. 3 assumes: the ``H_i`` are then independent given ``F^k``).  [NOTE] readings:
+    ``d_i = ∇ₓf`` (eq. 6, not the box's ``∇_y f``); the final Jacobian uses client
+    ``c_i^{max N_i + 1}``.  Returns ``H (R, n, dim_x)``.  Rounds: ``1 + max_i N_i + 1`` (each
+    Neumann step moves every chain to another client), averaged over replicates.
+    """
+    R, n, N, xp = ctx.replicates, sampled_clients, neumann_steps, ctx.xp
+    xb, yb = x[:, None, :], y[:, None, :]
+    trunc = _truncations(ctx, (R, n), N)
+    C0 = ctx.oracle.sample_clients(R, n, replace)
+    d = ctx.oracle.grad_x_f(C0, xb, yb)
+    p = (N / scale) * ctx.oracle.grad_y_f(C0, xb, yb)
+    ctx.communicate(rounds=1, up=0, down=2)
+    longest = xp.max(trunc, axis=1)
+    for l in range(1, N):
+        active = trunc >= l
+        Cl = ctx.oracle.sample_clients(R, n, replace)
+        hv = ctx.oracle.hvp_yy_g(Cl, xb, yb, p, count=active)
+        p = xp.where(active[..., None], p - hv / scale, p)
+    ctx.communicate(rounds=float(xp.mean(longest * 1.0)), up=float(xp.mean(longest * 1.0)),
+                    down=float(xp.mean(longest * 1.0)))
+    Cend = ctx.oracle.sample_clients(R, n, replace)
+    H = d - ctx.oracle.jvp_xy_g(Cend, xb, yb, p)
+    ctx.communicate(rounds=1, up=1, down=1)
+    ctx.hold(x.shape[-1], 2 * y.shape[-1])
+    return H
+
+
+def theta_q(ctx: Context, idx, x, y, v, theta: float, Q: int):
+    """Gao eq. (3.3): ``Ĥ v = θ Σ_{q=−1}^{Q−1} Π_{j=Q−q}^{Q}(I − θ∇²_{yy}g(ζ_j)) v``.
+
+    The nested products share their factors, so ``r₀ = v``, ``r_s = (I − θH(ζ_{Q−s+1})) r_{s−1}``
+    and ``Ĥv = θ Σ_{s=0}^{Q} r_s`` (``Q`` Hessian-vector products per device, each factor with
+    its own sample).  ``idx (R, n)`` are the devices; ``x, y, v`` broadcast to ``(R, n, d)``.
+    """
+    r = v
+    total = v
+    for _ in range(Q):
+        r = r - theta * ctx.oracle.hvp_yy_g(idx, x, y, r)
+        total = total + r
+    return theta * total
+
+
+def neumann_bias_matrix(problem, neumann_steps: int, scale: float) -> np.ndarray:
+    """Exact ``E_{N'}[(N/ℓ)(I − A/ℓ)^{N'}] − A⁻¹ = −A⁻¹(I − A/ℓ)^N`` for the global ``A``
+    (FedNest Lemma 2.2, FedMBO eq. 5): its norm is ``(1 − λ_min(A)/ℓ)^N / λ_min(A)``."""
+    A = problem.host._closed["A"]
+    M = np.eye(A.shape[0]) - A / scale
+    return -np.linalg.solve(A, np.linalg.matrix_power(M, neumann_steps))
