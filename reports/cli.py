@@ -30,8 +30,13 @@ def main() -> None:
 
 def _register() -> None:
     from problems.cli import problem  # noqa: PLC0415
+    from verify.cli import make_commands  # noqa: PLC0415
+
+    from .commands import COMMANDS, render_hook  # noqa: PLC0415
 
     main.add_command(problem)
+    for command in make_commands(after_verify=render_hook) + list(COMMANDS):
+        main.add_command(command)
 
 
 _register()
