@@ -1,3 +1,638 @@
-"""Placeholder: filled in by the algorithms issue."""
+"""AFBO — Li, Zhu, Gong, Mao, Zhou, "Anarchic Federated Bilevel Optimization" (WiOpt'24),
+seed ``004_c02b3253ce8088b2.txt`` (PAPERS.md §5); it makes FedMBO (seed 001) asynchronous.
 
-REGISTERED: tuple = ()
+Problem:
+    ``min_x Φ(x) = (1/m) Σ_i f_i(x, y*(x))``, ``y*(x) = argmin_y (1/m) Σ_i g_i(x, y)``; clients
+    upload whenever they like (outer delays ``τ_i^t``, inner delays ``ρ_i^k``) with their own
+    numbers ``E_i`` of local iterations.
+
+Algorithm (Alg. 1 + Alg. 2 APHE), ages ``a = τ − 1`` (0 = fresh, see below):
+    inner step ``k < K``: updating clients send ``G_i = (1/E_i) Σ_{e<E_i} ∇_y g_i(x^t, y_{i,e})``;
+    the server keeps each client's latest ``G_i`` and steps
+    ``y^{t,k+1} = y^{t,k} − β_t (1/m) Σ_i G_i^{latest}``; then ``y^{t+1} = y^{t,K}``.
+    Outer: updating clients upload ``∇_y f_i(x^t, y^{t+1})`` (kept in the server's table) and
+    ``H_i = APHE(x^t, y^{t+1})``; the server keeps each client's latest ``H_i`` and steps
+    ``x^{t+1} = x^t − η_t (1/m) Σ_i H_i^{latest}`` (all ``m`` clients, most recent update).
+    APHE (:func:`aphe`): ``H_i = ∇ₓf_i(x^t, y^{t+1}) − W_i p_i`` with
+    ``p_i = (U/ℓ) Π_{l=1}^{U} (I − (1/ℓ)(1/m) Σ_j ∇²_{yy} g_j(stale_j; ζ_{i,l})) (1/m) Σ_j ∇_y f_j(stale_j)``
+    and ``W_i p = (1/m) Σ_j ∇²_{xy} g_j(stale_j; φ_i) p``; ``stale_j`` is client ``j``'s last
+    outer-upload point.
+
+Theoretical guarantee (upper bounds, Thm. 4.1 / Cor. 4.1, Assumptions 4.1–4.6):
+    strongly convex ``f``: ``E‖x^T − x*‖² = O(1/T)`` with ``η = 1/√T``; nonconvex:
+    ``(1/T) Σ E‖∇Φ(x^t)‖² = O(1/√(mT) + 1/(m√(mT)) + 1/T)`` with ``η = √(m/T)``, both with
+    ``K β² ≤ 1/T`` and ``N = O(log T)`` (:func:`theorem_schedule`).  The delay enters only
+    through ``(1/m) Σ_i τ_i^t`` in an ``η²`` term (at most linear in the mean delay τ̄); the
+    paper claims most-recent-update aggregation removes the asynchronous bias.
+
+Ambiguities resolved (PAPERS.md [NOTE]s):
+    * off-by-one: an update made in the current step has age 0, i.e. it is used at once
+      (paper ``τ = 1`` ↔ age 0); every delay equal to 1 in the paper's convention is exactly
+      the synchronous algorithm (``afbo`` with :class:`Synchronous` equals ``afbo_sync``
+      bitwise).  A client updating at round ``s`` computes at the then-current point
+      (``x^s, y^{s+1}``); the server reuses that value until the client's next upload.
+    * every client uploads at the very first step (global step 0) so that the server's
+      tables are full ("the server holds the most recent updates of all clients").
+    * APHE is evaluated at ``y^{t+1} = y^{t,K}`` (the natural point), not ``y^{t,K−1}``.
+    * APHE's ``1/N`` is ``1/m``, its ``p_{i,N}`` is ``p_{i,U}``, and ``U`` products are taken
+      (the box's loop ``l = 0..m`` would take ``m + 1``).  ``truncation="fixed"`` is the paper's
+      deterministic ``U`` (``neumann_steps``, default ``U = m``) *as written*:
+      ``(U/ℓ)(I − Ĥ/ℓ)^U`` is **not** an approximation of ``[∇²_{yy}g]⁻¹`` (it tends to 0 as
+      ``U`` grows), so this estimator is biased for any ``U`` and AFBO as written converges to
+      a wrong point (measured in ``tests/test_afbo.py``).  ``"random"`` is FedNest/FedMBO's
+      ``U ~ Unif{0..N−1}`` (unbiased up to the Neumann bias, but random even without noise);
+      ``"series"`` is its expectation, the deterministic truncated series
+      ``(1/ℓ) Σ_{n<N} Π_{l≤n}(I − Ĥ_l/ℓ)`` (bias ``(1 − μ_g/ℓ)^N/μ_g``).
+    * APHE's ``p_{i,0}`` averages the server's table of ``∇_y f_j`` (Alg. 2, step 3) rather than
+      client ``i``'s own ``∇_y f_i`` (main-text estimator); one stored sample per client,
+      shared by the chains.  The Hessian/Jacobian averages over ``j`` are products computed by
+      every client ``j`` at its stored point with a fresh sample per chain and step
+      (``ζ_{i,l}``, ``φ_i``); on these quadratics the Hessians do not depend on the point.
+    * the local iterates ``y_{i,e}`` have no update rule in the paper; Lemma 4.2 has no
+      client-drift term, i.e. it treats ``G_i`` as an unbiased estimate of
+      ``∇_y g_i(x^t, y^{t,k})``.  Default ``local_step = 0``: the ``E_i`` gradients are drawn
+      at ``y^{t,k}`` (a minibatch of ``E_i``); ``local_step > 0`` runs local SGD
+      ``y_{i,e+1} = y_{i,e} − local_step·G_{i,e}`` (drifts under heterogeneity).
+    * inner and outer delays come from two independent processes of the same model unless
+      ``inner_delay`` is given; the inner process runs continuously across outer rounds, so a
+      stale ``G_i`` may come from an earlier outer round (computed at an earlier ``x``).
+    * ``K`` is constant (``inner_steps``); step sizes are constants or callables of ``t``.
+
+Ledger (per outer round; ``n_k`` clients update at inner step ``k``, ``n`` at the outer step,
+averaged over replicates; uplink/downlink are vectors per client averaged over the ``m``
+clients): rounds ``K + S + 2`` with ``S`` the Neumann steps (``U`` fixed, ``N − 1`` series,
+``max_{i updating} N_i`` random); grad calls ``Σ_k Σ_{i∈n_k} E_i + 2n``; hvp calls
+``m · Σ_{i updating} S_i`` (every client multiplies every updating chain); jvp calls
+``n·m``; uplink ``Σ_k n_k/m + n/m + Σ_i S_i + n + n/m``; downlink ``K + 2 + Σ_i S_i + 1``.
+``afbo_naive`` replaces ``m`` by the arrived count ``n`` in the client averages.
+
+Args (hyperparameters):
+    inner_steps (K), outer_step (η, float or callable of t), inner_step (β, float or callable
+    of t), delay (a :class:`DelayModel` or ``"sync"``, ``"bounded:τ_M"``, ``"heavy:α[:cap]"``,
+    ``"stragglers:fraction[:slowdown]"``), inner_delay (same, default: the ``delay`` model),
+    local_iterations (int, ``"uniform:a-b"`` drawn per inner step, client and replicate, or
+    an array of ``m`` ints), local_step (≥ 0), truncation (``"fixed" | "random" | "series"``),
+    neumann_steps (``U`` for fixed, default ``m``; ``N`` otherwise, default
+    ``⌈κ_g log 10³⌉``), neumann_scale (ℓ, default ``ℓ_{g,1}``), x0, y0.
+
+Returns:
+    a :class:`~bilevel_theory.trace.Trace`; ``y`` is ``y^{t+1}``; ``extras``: ``tau_mean``,
+    ``tau_max`` (paper convention, fresh = 1, after each round's outer step), ``rho_mean``
+    (mean inner delay over the round), ``updating`` (fraction of clients updating the outer
+    step), each of shape ``(rounds, R)``.
+
+Example:
+    >>> from problems import QuadraticBilevel
+    >>> from bilevel_theory import run
+    >>> prob = QuadraticBilevel.random(clients=8, dim_x=3, dim_y=3, kappa=3, seed=0)
+    >>> trace = run("afbo", prob, rounds=40, replicates=2, seed=0, delay="bounded:3",
+    ...             truncation="series", neumann_steps=30)
+    >>> bool(trace.stationarity[:, -1].mean() < 1e-2 * trace.stationarity[:, 0].mean())
+    True
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from problems.validation import check_choice, check_int, check_real
+
+from .algorithm import Algorithm, Context, as_schedule
+from .fedmbo import default_neumann_steps
+
+TRUNCATIONS = ("fixed", "random", "series")
+
+
+# ============================================================================ delay models
+class DelayModel:
+    """When clients upload: a vectorized process giving, per server step, a boolean
+    "updates this step" mask of shape ``(R, m)``.
+
+    Renewal models (every subclass here but :class:`Periodic`) draw, after each upload, the
+    gap ``≥ 1`` to the next one; every client uploads at step 0.  The paper's delay of a client
+    is then ``τ = 1 + (steps since its last upload)``; a model whose gaps are ``≤ τ_M``
+    satisfies Assumption 4.6 with ``τ_M``.
+    """
+
+    def check(self, clients: int) -> None:
+        """Raise ``ValueError`` if the model cannot serve ``clients`` clients."""
+
+    def gaps(self, xp, rng, shape: tuple[int, int], first: bool):
+        """Integer gaps ``≥ 1`` for every entry of ``shape`` (only updating entries are used)."""
+        raise NotImplementedError
+
+    def start(self, xp, rng, replicates: int, clients: int) -> DelayProcess:
+        """A fresh process for ``replicates × clients``."""
+        self.check(clients)
+        return DelayProcess(self, xp, rng, replicates, clients)
+
+
+class DelayProcess:
+    """The running state of a :class:`DelayModel`: ``age`` (R, m) is the number of steps since
+    each client's last upload (0 = uploaded this step); calling it advances one step."""
+
+    def __init__(self, model: DelayModel, xp, rng, replicates: int, clients: int):
+        self.model, self.xp, self.rng = model, xp, rng
+        self._shape = (replicates, clients)
+        self.step = 0
+        self.next_time = xp.zeros(self._shape, dtype=xp.int64)
+        self.age = xp.zeros(self._shape, dtype=xp.int64)
+
+    def __call__(self):
+        xp = self.xp
+        mask = self.next_time == self.step
+        if bool(xp.any(mask)):
+            gaps = self.model.gaps(xp, self.rng, self._shape, first=self.step == 0)
+            self.next_time = xp.where(mask, self.step + gaps, self.next_time)
+        self.age = xp.where(mask, 0, self.age + 1)
+        self.step += 1
+        return mask
+
+    @property
+    def tau(self):
+        """The paper's delay ``τ = age + 1`` (fresh = 1)."""
+        return self.age + 1
+
+
+class Synchronous(DelayModel):
+    """Every client uploads at every step (all delays 1): the synchronous algorithm."""
+
+    def gaps(self, xp, rng, shape, first):
+        return xp.ones(shape, dtype=xp.int64)
+
+    def __repr__(self) -> str:
+        return "Synchronous()"
+
+
+class BoundedDelay(DelayModel):
+    """Gaps uniform on ``{1, …, max_delay}``: random delays with ``τ ≤ τ_M = max_delay``
+    (Assumption 4.6 enforced: every client uploads at least once every ``max_delay`` steps).
+    ``BoundedDelay(1)`` is synchronous."""
+
+    def __init__(self, max_delay: int):
+        self.max_delay = check_int("max_delay", max_delay, minimum=1)
+
+    def gaps(self, xp, rng, shape, first):
+        return 1 + xp.asarray(rng.integers(0, self.max_delay, size=shape), dtype=xp.int64)
+
+    def __repr__(self) -> str:
+        return f"BoundedDelay({self.max_delay})"
+
+
+class HeavyTailedDelay(DelayModel):
+    """Discrete Pareto gaps ``⌈U^{−1/α}⌉`` (``P(gap > n) = n^{−α}``, infinite mean for
+    ``α ≤ 1``), optionally capped at ``cap`` (then Assumption 4.6 holds with ``τ_M = cap``)."""
+
+    def __init__(self, alpha: float, cap: int | None = None):
+        self.alpha = check_real("alpha", alpha, minimum=0.0, strict_minimum=True)
+        self.cap = None if cap is None else check_int("cap", cap, minimum=1)
+
+    def gaps(self, xp, rng, shape, first):
+        u = 1.0 - xp.asarray(rng.random(shape))  # (0, 1]
+        g = xp.minimum(xp.ceil(u ** (-1.0 / self.alpha)), 1e15)
+        if self.cap is not None:
+            g = xp.minimum(g, float(self.cap))
+        return xp.maximum(g, 1.0).astype(xp.int64)
+
+    def __repr__(self) -> str:
+        return f"HeavyTailedDelay({self.alpha}, cap={self.cap})"
+
+
+class Stragglers(DelayModel):
+    """A few slow clients: the last ``⌈fraction·m⌉`` clients (or ``clients``, explicit
+    indices) have ``slowdown`` times the gaps of ``base`` (default :class:`Synchronous`);
+    their first gap is uniform on ``{1, …, slowdown·gap}`` so that they do not arrive
+    together.  Gaps ``≤ slowdown·τ_M(base)``."""
+
+    def __init__(self, fraction: float, slowdown: int = 5, base: DelayModel | None = None,
+                 clients: Any = None):
+        self.fraction = check_real("fraction", fraction, minimum=0.0, maximum=1.0,
+                                   strict_minimum=True)
+        self.slowdown = check_int("slowdown", slowdown, minimum=1)
+        if base is not None and not isinstance(base, DelayModel):
+            raise TypeError(f"`base` must be a DelayModel, got {type(base).__name__}")
+        self.base = Synchronous() if base is None else base
+        self.clients = None if clients is None else np.asarray(clients)
+        if self.clients is not None and (self.clients.ndim != 1 or self.clients.size == 0
+                                         or not np.issubdtype(self.clients.dtype, np.integer)):
+            raise ValueError("`clients` must be a non-empty 1-D array of client indices")
+
+    def slow(self, clients: int) -> np.ndarray:
+        """Boolean (m,) mask of the stragglers."""
+        out = np.zeros(clients, dtype=bool)
+        if self.clients is None:
+            out[clients - max(1, math.ceil(self.fraction * clients - 1e-9)):] = True
+        else:
+            if self.clients.min() < 0 or self.clients.max() >= clients:
+                raise ValueError(f"`clients` must be indices in [0, {clients}), got "
+                                 f"{self.clients.tolist()}")
+            out[self.clients] = True
+        return out
+
+    def check(self, clients):
+        self.slow(clients)
+        self.base.check(clients)
+
+    def gaps(self, xp, rng, shape, first):
+        g = self.base.gaps(xp, rng, shape, first)
+        slow = xp.asarray(self.slow(shape[1]))[None, :]
+        long = g * self.slowdown
+        if first:
+            long = 1 + xp.floor(xp.asarray(rng.random(shape)) * long).astype(xp.int64)
+        return xp.where(slow, long, g)
+
+    def __repr__(self) -> str:
+        return f"Stragglers({self.fraction}, slowdown={self.slowdown}, base={self.base!r})"
+
+
+class Periodic(DelayModel):
+    """Deterministic: client ``i`` uploads at steps ``0, P_i, 2P_i, …`` (``periods``, one int
+    ``≥ 1`` per client; the same in every replicate).  Useful for hand-counted tests."""
+
+    def __init__(self, periods: Any):
+        p = np.asarray(periods)
+        if p.ndim != 1 or p.size == 0 or not np.issubdtype(p.dtype, np.integer) or p.min() < 1:
+            raise ValueError(f"`periods` must be a 1-D array of integers ≥ 1, got {periods!r}")
+        self.periods = p.astype(np.int64)
+
+    def check(self, clients):
+        if self.periods.size != clients:
+            raise ValueError(f"`periods` must have one entry per client ({clients}), got "
+                             f"{self.periods.size}")
+
+    def gaps(self, xp, rng, shape, first):
+        return xp.broadcast_to(xp.asarray(self.periods)[None, :], shape)
+
+    def __repr__(self) -> str:
+        return f"Periodic({self.periods.tolist()})"
+
+
+DELAY_SPECS = ("sync", "bounded:<max_delay>", "heavy:<alpha>[:<cap>]",
+               "stragglers:<fraction>[:<slowdown>]")
+
+
+def make_delay(spec: Any, name: str = "delay") -> DelayModel:
+    """A :class:`DelayModel` from a model or a string spec (``"sync"``, ``"bounded:3"``,
+    ``"heavy:1.5"``, ``"heavy:1.5:20"``, ``"stragglers:0.1"``, ``"stragglers:0.1:5"``)."""
+    if isinstance(spec, DelayModel):
+        return spec
+    if not isinstance(spec, str):
+        raise TypeError(f"`{name}` must be a DelayModel or a string spec, got "
+                        f"{type(spec).__name__}")
+    kind, *args = spec.strip().lower().split(":")
+    bad = ValueError(f"`{name}` must be a DelayModel or one of {list(DELAY_SPECS)}, got {spec!r}")
+    try:
+        if kind in ("sync", "synchronous") and not args:
+            return Synchronous()
+        if kind == "bounded" and len(args) == 1:
+            return BoundedDelay(_int_arg(args[0], name))
+        if kind == "heavy" and len(args) in (1, 2):
+            cap = _int_arg(args[1], name) if len(args) == 2 else None
+            return HeavyTailedDelay(float(args[0]), cap)
+        if kind == "stragglers" and len(args) in (1, 2):
+            slow = _int_arg(args[1], name) if len(args) == 2 else 5
+            return Stragglers(float(args[0]), slow)
+    except ValueError as err:
+        if str(err).startswith("`"):
+            raise ValueError(f"`{name}` = {spec!r}: {err}") from err
+        raise bad from err
+    raise bad
+
+
+def _int_arg(text: str, name: str) -> int:
+    try:
+        return int(text)
+    except ValueError as err:
+        raise ValueError(f"`{name}`: expected an integer, got {text!r}") from err
+
+
+# ============================================================================ local iterations
+class LocalIterations:
+    """Per-client numbers ``E_i`` of local iterations: a constant, ``"uniform:a-b"`` (drawn
+    per inner step, client and replicate from ``{a, …, b}``) or an array of ``m`` ints."""
+
+    def __init__(self, spec: Any, clients: int):
+        self.spec, self.low, self.high, self.array = spec, None, None, None
+        if isinstance(spec, numbers.Integral) and not isinstance(spec, bool):
+            self.low = self.high = check_int("local_iterations", spec, minimum=1)
+        elif isinstance(spec, str):
+            kind, _, rng = spec.strip().lower().partition(":")
+            lo, _, hi = rng.partition("-")
+            try:
+                a, b = int(lo), int(hi)
+            except ValueError:
+                a = b = 0
+            if kind != "uniform" or not 1 <= a <= b:
+                raise ValueError("`local_iterations` must be an int ≥ 1, 'uniform:a-b' with "
+                                 f"1 ≤ a ≤ b, or an array of {clients} ints ≥ 1, got {spec!r}")
+            self.low, self.high = a, b
+        else:
+            arr = np.asarray(spec)
+            if (arr.shape != (clients,) or not np.issubdtype(arr.dtype, np.integer)
+                    or arr.min() < 1):
+                raise ValueError("`local_iterations` must be an int ≥ 1, 'uniform:a-b' with "
+                                 f"1 ≤ a ≤ b, or an array of {clients} ints ≥ 1, got {spec!r}")
+            self.array = arr.astype(np.int64)
+            self.high = int(arr.max())
+
+    def draw(self, xp, rng, shape):
+        """``E`` of shape ``(R, m)``."""
+        if self.array is not None:
+            return xp.broadcast_to(xp.asarray(self.array)[None, :], shape)
+        if self.low == self.high:
+            return xp.full(shape, self.low, dtype=xp.int64)
+        return self.low + xp.asarray(rng.integers(0, self.high - self.low + 1, size=shape),
+                                     dtype=xp.int64)
+
+
+def aligned_gradients(ctx: Context, x, y, E, e_max: int, local_step: float = 0.0, count=None):
+    """AFBO Alg. 1 lines 5–8 for all ``m`` clients: ``G_i = (1/E_i) Σ_{e<E_i} ∇_y g_i(x, y_{i,e})``
+    with ``y_{i,0} = y`` and ``y_{i,e+1} = y_{i,e} − local_step·∇_y g_i(x, y_{i,e})``.
+
+    ``x (R, dim_x)``, ``y (R, dim_y)``, ``E (R, m)``; ``count (R, m)`` marks the clients that
+    really compute (the rest are computed and discarded, not counted).  Returns ``(R, m, dim_y)``.
+    """
+    xp = ctx.xp
+    R, m = E.shape
+    idx = xp.broadcast_to(xp.arange(m)[None, :], (R, m))
+    xb = x[:, None, :]
+    y_loc = y[:, None, :]
+    total = None
+    for e in range(e_max):
+        live = E > e
+        g = ctx.oracle.grad_y_g(idx, xb, y_loc, count=live if count is None else live & count)
+        g = xp.where(live[..., None], g, 0.0)
+        total = g if total is None else total + g
+        if local_step > 0.0:
+            y_loc = y_loc - local_step * g
+    ctx.hold(x.shape[-1], 2 * y.shape[-1])
+    return total / E[..., None]
+
+
+# ============================================================================ APHE
+def _client_mean(xp, values, members, axis: int):
+    """Mean over the clients axis, over all clients (``members is None``) or the members only."""
+    if members is None:
+        return xp.mean(values, axis=axis)
+    w = xp.expand_dims(members, -1) * 1.0
+    n = xp.maximum(xp.sum(w, axis=axis), 1.0)
+    return xp.sum(values * w, axis=axis) / n
+
+
+def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: float,
+         truncation: str = "fixed", neumann_steps: int | None = None, active=None,
+         members=None):
+    """AFBO's Anarchic Parallel Hypergradient Estimator (Alg. 2) for all ``m`` chains at once.
+
+    ``H_i = ∇ₓf_i(x, y) − W_i M_i v`` with ``v = mean_j grad_y_f_table_j`` (the server's
+    stored, possibly stale ``∇_y f_j``), ``W_i p = mean_j ∇²_{xy}g_j(at_j; φ_i) p`` and
+    ``M_i`` the inverse-Hessian estimate built from ``mean_j ∇²_{yy}g_j(at_j; ζ_{i,l})``:
+
+    * ``"fixed"`` (as written, U = ``neumann_steps``, default ``m``): ``(U/ℓ) Π_{l=1}^U (I − Ĥ_l/ℓ)``;
+    * ``"random"`` (FedNest/FedMBO): ``(N/ℓ) Π_{l=1}^{N_i} (I − Ĥ_l/ℓ)``, ``N_i ~ U{0..N−1}``;
+    * ``"series"``: ``(1/ℓ) Σ_{n=0}^{N−1} Π_{l=1}^{n} (I − Ĥ_l/ℓ)`` (the expectation of random).
+
+    Args:
+        x (R, dim_x), y (R, dim_y): the current point (``x^t, y^{t+1}``).
+        grad_y_f_table (R, m, dim_y): the stored ``∇_y f_j``.
+        x_at (R, m, dim_x), y_at (R, m, dim_y): each client's stored point (default: current).
+        scale: ``ℓ`` (> 0).
+        active (R, m) bool: chains really computed (updating clients), default all.
+        members (R, m) bool: clients entering the averages over ``j`` (``afbo_naive``: the
+            arrived ones), default all ``m``.
+    Returns:
+        ``H (R, m, dim_x)`` (inactive chains computed but not counted).
+    """
+    check_choice("truncation", truncation, TRUNCATIONS)
+    scale = check_real("scale", scale, minimum=0.0, strict_minimum=True)
+    xp, oracle, R = ctx.xp, ctx.oracle, ctx.replicates
+    m = ctx.problem.clients
+    if neumann_steps is None:
+        if truncation != "fixed":
+            raise ValueError("`neumann_steps` is required for truncation 'random' or 'series'")
+        neumann_steps = m
+    N = check_int("neumann_steps", neumann_steps, minimum=0 if truncation == "fixed" else 1)
+    dx, dy = x.shape[-1], y.shape[-1]
+    idx = xp.broadcast_to(xp.arange(m)[None, :], (R, m))
+    act = xp.ones((R, m), dtype=bool) if active is None else active
+    mem = xp.ones((R, m), dtype=bool) if members is None else members
+    n_act = xp.sum(act, axis=1) * 1.0  # (R,)
+    n_mem = xp.sum(mem, axis=1) * 1.0
+    # pairwise (chain i, client j) queries, flattened to the oracle's (R, n) layout
+    pair_idx = xp.reshape(xp.broadcast_to(xp.arange(m)[None, None, :], (R, m, m)), (R, m * m))
+    xa = x[:, None, :] if x_at is None else x_at
+    ya = y[:, None, :] if y_at is None else y_at
+    xa = xp.reshape(xp.broadcast_to(xa[:, None], (R, m, m, dx)), (R, m * m, dx))
+    ya = xp.reshape(xp.broadcast_to(ya[:, None], (R, m, m, dy)), (R, m * m, dy))
+
+    def pairwise(kind, p, chains):
+        d_out = dy if kind == "hvp_yy_g" else dx
+        v = xp.reshape(xp.broadcast_to(p[:, :, None, :], (R, m, m, dy)), (R, m * m, dy))
+        cnt = xp.reshape(chains[:, :, None] & mem[:, None, :], (R, m * m))
+        out = getattr(oracle, kind)(pair_idx, xa, ya, v, count=cnt)
+        return _client_mean(xp, xp.reshape(out, (R, m, m, d_out)),
+                            None if members is None else mem[:, None, :], axis=2)
+
+    d = oracle.grad_x_f(idx, x[:, None, :], y[:, None, :], count=act)
+    v = _client_mean(xp, grad_y_f_table, members, axis=1)  # (R, dim_y)
+    ctx.communicate(rounds=1, up=float(xp.mean(n_act)) / m, down=2)
+    if truncation == "random":
+        trunc = ctx.rng.integers(0, N, size=(R, m))
+        p = xp.broadcast_to((N / scale) * v[:, None, :], (R, m, dy))
+        for l in range(1, N):
+            on = act & (trunc >= l)
+            p = xp.where(on[..., None], p - pairwise("hvp_yy_g", p, on) / scale, p)
+        steps = xp.where(act, trunc, 0)
+        rounds = float(xp.mean(xp.max(steps, axis=1) * 1.0))
+        products = xp.sum(steps, axis=1) * 1.0
+    else:
+        S = N if truncation == "fixed" else N - 1
+        p = xp.broadcast_to(((N if truncation == "fixed" else 1) / scale) * v[:, None, :],
+                            (R, m, dy))
+        total = p
+        for _ in range(S):
+            p = p - pairwise("hvp_yy_g", p, act) / scale
+            total = total + p
+        if truncation == "series":
+            p = total
+        rounds = float(S)
+        products = S * n_act
+    vec = float(xp.mean(products * n_mem)) / m  # products per client, averaged over clients
+    ctx.communicate(rounds=rounds, up=vec, down=vec)
+    H = d - pairwise("jvp_xy_g", p, act)
+    ctx.communicate(rounds=1, up=float(xp.mean(n_act * n_mem)) / m + float(xp.mean(n_act)) / m)
+    ctx.hold(2 * dx, 2 * dy)
+    return H
+
+
+# ============================================================================ algorithms
+def theorem_schedule(rounds: int, clients: int, inner_steps: int, *,
+                     case: str = "nonconvex", eta_scale: float = 1.0,
+                     beta_max: float | None = None, kappa_g: float = 1.0) -> dict[str, Any]:
+    """Cor. 4.1's schedule with the constants chosen: ``η = c·√(1/T)`` (strongly convex) or
+    ``η = c·√(m/T)`` (nonconvex), ``β = min(β_max, 1/√(K T))`` so that ``K β² ≤ 1/T``, and
+    ``N = ⌈κ_g log T⌉`` (``N = O(log T)``, making ``b² = O(T^{−2})``).  ``N`` is only used by
+    the ``"random"``/``"series"`` truncations; APHE as written uses ``U = m`` regardless.
+    Returns hyperparameters ``outer_step, inner_step, neumann_steps``."""
+    T = check_int("rounds", rounds, minimum=1)
+    m = check_int("clients", clients, minimum=1)
+    K = check_int("inner_steps", inner_steps, minimum=1)
+    check_choice("case", case, ("strongly_convex", "nonconvex"))
+    c = check_real("eta_scale", eta_scale, minimum=0.0, strict_minimum=True)
+    kappa_g = check_real("kappa_g", kappa_g, minimum=1.0)
+    eta = c * math.sqrt((1.0 if case == "strongly_convex" else m) / T)
+    beta = 1.0 / math.sqrt(K * T)
+    if beta_max is not None:
+        beta = min(beta, check_real("beta_max", beta_max, minimum=0.0, strict_minimum=True))
+    return dict(outer_step=eta, inner_step=beta,
+                neumann_steps=max(1, math.ceil(kappa_g * math.log(max(T, 2)))))
+
+
+def _common_validate(alg: Algorithm, hp: dict[str, Any]) -> dict[str, Any]:
+    m = alg.problem.clients
+    alg._local = LocalIterations(hp["local_iterations"], m)
+    hp["local_step"] = check_real("local_step", hp["local_step"], minimum=0.0)
+    hp["truncation"] = check_choice("truncation", hp["truncation"], TRUNCATIONS)
+    if hp["neumann_steps"] is None and hp["truncation"] != "fixed":
+        hp["neumann_steps"] = default_neumann_steps(alg.problem.constants, alg.problem)
+    hp["neumann_scale"] = check_real("neumann_scale", hp["neumann_scale"], minimum=0.0,
+                                     strict_minimum=True)
+    return hp
+
+
+_DEFAULTS = dict(
+    inner_steps=10,
+    outer_step=lambda c, p: 0.5 / c["L_phi"],
+    inner_step=lambda c, p: 1.0 / (2.0 * c["ell_g1"]),
+    local_iterations=1, local_step=0.0,
+    truncation="fixed", neumann_steps=None,
+    neumann_scale=lambda c, p: c["ell_g1"],
+    x0=None, y0=None,
+)
+
+
+class AFBOSync(Algorithm):
+    """AFBO with every delay 1: the synchronous algorithm, written directly (no tables): the
+    baseline that ``afbo`` with :class:`Synchronous` must reproduce bitwise."""
+
+    name = "afbo_sync"
+    defaults = dict(_DEFAULTS)
+
+    def validate(self, hp):
+        return _common_validate(self, super().validate(hp))
+
+    def init(self, ctx: Context):
+        return self.starting_point(ctx)
+
+    def step(self, ctx: Context, state, t: int):
+        hp, xp, R, m = self.hp, ctx.xp, ctx.replicates, self.problem.clients
+        eta, beta = as_schedule("outer_step", hp["outer_step"]), as_schedule(
+            "inner_step", hp["inner_step"])
+        x, y = state["x"], state["y"]
+        for _ in range(hp["inner_steps"]):
+            E = self._local.draw(xp, ctx.rng, (R, m))
+            G = aligned_gradients(ctx, x, y, E, self._local.high, hp["local_step"])
+            y = y - beta(t) * xp.mean(G, axis=1)
+            ctx.communicate(rounds=1, up=1, down=1)
+        idx = xp.broadcast_to(xp.arange(m)[None, :], (R, m))
+        fy = ctx.oracle.grad_y_f(idx, x[:, None, :], y[:, None, :])
+        H = aphe(ctx, x, y, fy, scale=hp["neumann_scale"], truncation=hp["truncation"],
+                 neumann_steps=hp["neumann_steps"])
+        ctx.communicate(rounds=0, down=1)
+        ones = xp.ones(R)
+        for key in ("tau_mean", "tau_max", "rho_mean", "updating"):
+            ctx.record(key, ones)
+        return dict(x=x - eta(t) * xp.mean(H, axis=1), y=y)
+
+
+class AFBO(Algorithm):
+    """AFBO (Alg. 1 + APHE): most-recent-update aggregation over all ``m`` clients under a
+    delay model (see module docstring)."""
+
+    name = "afbo"
+    defaults = dict(_DEFAULTS, delay="bounded:3", inner_delay=None)
+    aggregation = "recent"
+
+    def validate(self, hp):
+        hp = _common_validate(self, super().validate(hp))
+        m = self.problem.clients
+        self._delay = make_delay(hp["delay"], "delay")
+        self._inner_delay = (self._delay if hp["inner_delay"] is None
+                             else make_delay(hp["inner_delay"], "inner_delay"))
+        self._delay.check(m)
+        self._inner_delay.check(m)
+        return hp
+
+    def init(self, ctx: Context):
+        xp, R, m, p = ctx.xp, ctx.replicates, self.problem.clients, self.problem
+        state = self.starting_point(ctx)
+        state["outer_process"] = self._delay.start(xp, ctx.rng, R, m)
+        state["inner_process"] = self._inner_delay.start(xp, ctx.rng, R, m)
+        if self.aggregation == "recent":
+            z = lambda d: xp.zeros((R, m, d))  # noqa: E731  (filled at step 0: all upload)
+            state.update(G_tab=z(p.dim_y), H_tab=z(p.dim_x), fy_tab=z(p.dim_y),
+                         x_at=z(p.dim_x), y_at=z(p.dim_y))
+        return state
+
+    def step(self, ctx: Context, state, t: int):
+        hp, xp, R, m = self.hp, ctx.xp, ctx.replicates, self.problem.clients
+        recent = self.aggregation == "recent"
+        eta, beta = as_schedule("outer_step", hp["outer_step"]), as_schedule(
+            "inner_step", hp["inner_step"])
+        x, y = state["x"], state["y"]
+        new = dict(state)
+        inner, outer = state["inner_process"], state["outer_process"]
+        rho = xp.zeros(R)
+        for _ in range(hp["inner_steps"]):
+            mask = inner()
+            E = self._local.draw(xp, ctx.rng, (R, m))
+            G = aligned_gradients(ctx, x, y, E, self._local.high, hp["local_step"], count=mask)
+            if recent:
+                new["G_tab"] = xp.where(mask[..., None], G, new["G_tab"])
+                Gbar = xp.mean(new["G_tab"], axis=1)
+            else:
+                Gbar = _client_mean(xp, G, mask, axis=1)
+            y = y - beta(t) * Gbar
+            rho = rho + xp.mean(inner.tau * 1.0, axis=1)
+            ctx.communicate(rounds=1, up=float(xp.mean(mask * 1.0)), down=1)
+        mask = outer()
+        idx = xp.broadcast_to(xp.arange(m)[None, :], (R, m))
+        fy = ctx.oracle.grad_y_f(idx, x[:, None, :], y[:, None, :], count=mask)
+        kw = dict(scale=hp["neumann_scale"], truncation=hp["truncation"],
+                  neumann_steps=hp["neumann_steps"], active=mask)
+        m3 = mask[..., None]
+        if recent:
+            new["fy_tab"] = xp.where(m3, fy, new["fy_tab"])
+            new["x_at"] = xp.where(m3, x[:, None, :], new["x_at"])
+            new["y_at"] = xp.where(m3, y[:, None, :], new["y_at"])
+            H = aphe(ctx, x, y, new["fy_tab"], new["x_at"], new["y_at"], **kw)
+            new["H_tab"] = xp.where(m3, H, new["H_tab"])
+            Hbar = xp.mean(new["H_tab"], axis=1)
+        else:
+            H = aphe(ctx, x, y, fy, members=mask, **kw)
+            Hbar = _client_mean(xp, H, mask, axis=1)
+        ctx.communicate(rounds=0, down=1)
+        tau = outer.tau * 1.0
+        ctx.record("tau_mean", xp.mean(tau, axis=1))
+        ctx.record("tau_max", xp.max(tau, axis=1))
+        ctx.record("rho_mean", rho / hp["inner_steps"])
+        ctx.record("updating", xp.mean(mask * 1.0, axis=1))
+        new.update(x=x - eta(t) * Hbar, y=y)
+        return new
+
+
+class AFBONaive(AFBO):
+    """Naive asynchronous baseline: each step aggregates only the updates that arrived in it,
+    averaging over the arrived clients only (APHE's client averages too); no step when none
+    arrived.  Under skewed participation on non-IID clients it minimizes a reweighted
+    objective (biased)."""
+
+    name = "afbo_naive"
+    aggregation = "arrived"
+
+
+REGISTERED = (AFBO, AFBOSync, AFBONaive)

@@ -1,3 +1,414 @@
-"""Placeholder: filled in by the algorithms issue."""
+"""FedNest / LFedNest — Tarzanagh, Li, Thrampoulidis, Oymak (ICML 2022), seed ``003_fe066b2efcc14b72.txt``.
 
-REGISTERED: tuple = ()
+Problem:
+    ``min_x f(x) = (1/m) Σ_i f_i(x, y*(x))``, ``y*(x) = argmin_y (1/m) Σ_i g_i(x, y)``
+    (bilevel); ``g_i = −f_i`` (minimax, Cor. 3.2); ``g_i = ½‖y − r_i(x)‖²`` (compositional,
+    Cor. 3.3); ``min_x (1/m) Σ f_i(x)`` (single level, Thm. 3.2).  ``|S|`` of the ``m`` clients
+    take part in each stage, sampled without replacement (``replace=False``, as the official
+    code's ``np.random.choice(..., replace=False)``).
+
+Algorithm (Alg. 1–4, App. A):
+    FedNest epoch ``k``: ``T`` calls of FedInn (Alg. 4, :func:`~bilevel_theory.inner.fedsvrg`):
+    ``q = mean_S ∇_y g_i(y)`` (round 1), ``τ`` local steps
+    ``y_{i,ν+1} = y_{i,ν} − (β_k/τ)(∇_y g_i(y_{i,ν}; ζ) − ∇_y g_i(y; ζ) + q)``, ``y⁺ = mean``
+    (round 2).  Then FedOut (Alg. 2, :func:`fed_out`): ``p = FedIHGP(x, y⁺, N)`` (Alg. 3,
+    :func:`~bilevel_theory.estimators.ihgp`), ``h_i = ∇ₓf_i(x, y⁺; ξ_i) − ∇²_{xy}g_i(ζ_i) p``,
+    ``h = mean_S h_i`` (one round), ``τ`` local steps
+    ``x_{i,ν+1} = x_{i,ν} − (α_k/τ)(∇ₓf_i(x_{i,ν}; ξ) − ∇ₓf_i(x; ξ) + h)`` (same sample ξ at
+    both points), ``x⁺ = mean_S x_{i,τ}`` (one round).
+    LFedNest: FedInn with SGD-type local steps (:func:`~bilevel_theory.inner.fedavg`: ``τ``
+    local steps of ``β_k/τ``, then averaging; one round per inner step), then LFedOut
+    (:func:`lfed_out`): at every local step each client computes its own IHGP
+    (:func:`~bilevel_theory.estimators.local_ihgp`, only its own Hessians),
+    ``h_{i,ν} = ∇ₓf_i(x_{i,ν}, y) − ∇²_{xy}g_i p_i`` and ``x_{i,ν+1} = x_{i,ν} − (α_k/τ) h_{i,ν}``;
+    ``x⁺ = mean`` (one round).
+
+    Registered names (the official README's variant table, ``--hvp_method`` × ``--optim``):
+
+    ============== =============================== ========================= ==============
+    name           FedOut                          FedInn                    rounds / epoch
+    ============== =============================== ========================= ==============
+    fednest        FedIHGP + SVRG local steps      FedSVRG (2 rounds/call)   2T + N + 3
+    lfednest       local IHGP + SGD local steps    FedAvg  (1 round/call)    T + 1
+    fednest_sgd    FedIHGP + SVRG local steps      FedAvg  (1 round/call)    T + N + 3
+    lfednest_svrg  local IHGP + SGD local steps    FedSVRG (2 rounds/call)   2T + 1
+    fedsvrg        FedOut with ∇^I = 0 (Thm. 3.2)  none                      2
+    fedavg_s       simultaneous local GDA (§4.3)   (same round)              1
+    ============== =============================== ========================= ==============
+
+    Problem kinds are handled automatically from ``problem.kind`` (no separate names):
+    minimax: FedInn uses ``G_i = −∇_y f_i = ∇_y g_i`` and FedOut uses ``h_i = ∇ₓf_i`` only
+    (eq. 12, no IHGP): ``fednest`` then costs ``2T + 2`` rounds, ``lfednest`` ``T + 1``;
+    compositional: ``∇²_{yy}g_i = I`` is known, so the IHGP is exact and trivial,
+    ``p = mean_{S₀} ∇_y f_i`` (one round; FedNest §2.4 ``h_i = ∇r_i(x)ᵀp₀``), ``fednest`` costs
+    ``2T + 3`` rounds and ``neumann_steps``/``neumann_scale`` are unused.
+
+Theoretical guarantee (upper bounds):
+    Thm. 3.1 (bilevel) with ``α_i = α_k/τ``, ``β_i = β_k/τ``, ``β_k = β̄α_k/T``,
+    ``α_k = min{ᾱ₁, ᾱ₂, ᾱ₃, ᾱ/√K}``: ``(1/K) Σ E‖∇f(x^k)‖² = O(ᾱσ²/√K + 1/(min ᾱ_j K) + b²)``,
+    ``b = κ_g ℓ_{f,1}((κ_g−1)/κ_g)^N``; Cor. 3.1 (``N ∝ κ_g log K``, ``T ∝ κ_g⁴``):
+    ``O(κ_g⁴/K + κ_g^{2.5}/√K)``; Cor. 3.2 (minimax, ``T ∝ κ_f``): ``O(κ_f²/K + κ_f/√K)``;
+    Cor. 3.3 (compositional, ``T = 1``): ``O(1/√K)``; Thm. 3.2 (single level, ``α_k =
+    min{ᾱ₁, ᾱ/√K}``): ``O(Δ_f/(ᾱ₁K) + (Δ_f/ᾱ + ᾱσ_f²)/√K)``.  The helpers
+    :func:`theorem_schedule`, :func:`corollary_3_1_schedule`, :func:`corollary_3_2_schedule`,
+    :func:`corollary_3_3_schedule` and :func:`theorem_3_2_schedule` give these step sizes and
+    parameters with the constants chosen by the caller.  LFedNest has no guarantee: its local
+    IHGP estimates ``mean_i B_iᵀA_i⁻¹∇_y f_i`` instead of ``B̄ᵀĀ⁻¹∇_y f`` and its FedAvg inner
+    loop drifts, so it stops at a biased point under heterogeneity (tested).
+
+Ambiguities resolved (PAPERS.md §4 [NOTE]s):
+    * Ledger (per epoch, bilevel): FedInn 2 rounds per call; FedIHGP ``N + 1`` rounds (one for
+      ``p₀``, ``N`` for the Neumann stage whatever the random ``N'`` — the official code's fixed
+      schedule, the convention of :func:`~bilevel_theory.estimators.ihgp`); one round for
+      ``h``; one for ``x⁺``: ``2T + N + 3`` as §2.6 states.  Hessian-vector calls count the
+      ``N'·|S|`` products actually evaluated (``N'`` per replicate is kept in
+      ``trace.extras["truncation"]``, shape ``(rounds, R)``).
+    * ``FedNest_SGD`` / ``LFedNest_SVRG``: "SGD"/"SVRG" name the FedInn optimizer
+      (``--optim`` in the official README; paper Fig. 2b "SVRG in FedInn"), not the outer local
+      steps; the FedOut of the global variants always uses the SVRG correction, LFedOut
+      never (the official ``fed_out`` / ``lfed_out``).
+    * ``τ``: one ``local_steps`` for FedOut and (by default) FedInn, as Thm. 3.1's single
+      ``τ_i``; ``inner_local_steps`` sets FedInn's separately (the notebook uses 50 and 500).
+    * LFedNest's local IHGP (App. A is truncated) follows PAPERS.md's [INFERRED] reading: a
+      fresh random-truncation local IHGP at every local step, at ``(x_{i,ν}, y)``.
+    * The IHGP uses the paper's random truncation ``N' ~ U{0..N−1}`` and scaling ``N/ℓ_{g,1}``
+      (not the official code's fixed-length Neumann sum).
+    * Single-level ``fedsvrg`` runs on a bilevel instance whose upper level does not depend on
+      ``y`` (``R_i = S_i = 0``, ``q_i = 0``, so ``Φ(x) = ½xᵀPx + p̄ᵀx``); other instances are
+      refused.
+    * ``fedavg_s`` (§4.3, Hou et al. 2021): each client runs ``τ`` simultaneous steps
+      ``x ← x − (α/τ)∇ₓf_i(x, y)``, ``y ← y + (β/τ)∇_y f_i(x, y)`` from the global ``(x, y)``,
+      then the server averages both (one round per epoch).
+
+Args (hyperparameters):
+    inner_steps (T), neumann_steps (N), local_steps (τ), inner_local_steps (FedInn's τ,
+    default ``local_steps``), sampled_clients (|S|), outer_step (α, float or callable of k),
+    inner_step (β, float or callable of k), neumann_scale (ℓ_{g,1}), replace (bool), x0, y0.
+    Defaults: ``T = 10``, ``N = ⌈κ_g log 10³⌉``, ``τ = 5``, ``|S| = min(m, 10)``,
+    ``α = 0.5/L_Φ``, ``β = 1/(2ℓ_{g,1})``, ``neumann_scale = ℓ_{g,1}``, ``replace = False``.
+
+Returns:
+    a :class:`~bilevel_theory.trace.Trace`; ``y`` is ``y^{k}`` (``None`` for ``fedsvrg``);
+    ``extras["truncation"]`` holds the FedIHGP truncations ``N'`` of the global variants on
+    bilevel problems.
+
+Example:
+    >>> from problems import QuadraticBilevel
+    >>> from bilevel_theory import run
+    >>> prob = QuadraticBilevel.random(clients=20, dim_x=3, dim_y=3, kappa=5, seed=0)
+    >>> trace = run("fednest", prob, rounds=30, replicates=2, seed=0)
+    >>> bool(trace.stationarity[:, -1].mean() < 1e-2 * trace.stationarity[:, 0].mean())
+    True
+    >>> int(trace.ledger.per_round("rounds")[0]) == 2 * 10 + trace.hyperparameters["neumann_steps"] + 3
+    True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from problems.validation import check_int, check_real
+
+from .algorithm import Algorithm, Context, as_schedule
+from .estimators import ihgp, local_ihgp
+from .fedmbo import default_neumann_steps
+from .inner import fedavg, fedsvrg
+
+#: How the indirect part of the hypergradient is formed, by problem kind.
+INDIRECT = {"bilevel": "ihgp", "minimax": "none", "compositional": "identity"}
+
+
+# ---------------------------------------------------------------------------- schedules
+def theorem_schedule(rounds: int, inner_steps: int, alpha_bar: float, beta_bar: float,
+                     alpha_caps: tuple[float, ...] = ()) -> tuple[float, float]:
+    """Thm. 3.1, eq. (16): ``α_k = min{ᾱ₁, ᾱ₂, ᾱ₃, ᾱ/√K}`` and ``β_k = β̄ α_k / T``.
+
+    ``alpha_caps`` are the ``K``-independent caps ``ᾱ₁, ᾱ₂, ᾱ₃`` (none: the ``ᾱ/√K`` branch is
+    active).  Returns ``(outer_step, inner_step)``, the server-level ``α_k, β_k``; the local
+    steps ``α_k/τ, β_k/τ`` are applied inside the algorithm.
+    """
+    K = check_int("rounds", rounds, minimum=1)
+    T = check_int("inner_steps", inner_steps, minimum=1)
+    a = check_real("alpha_bar", alpha_bar, minimum=0.0, strict_minimum=True)
+    b = check_real("beta_bar", beta_bar, minimum=0.0, strict_minimum=True)
+    caps = [check_real("alpha_caps", c, minimum=0.0, strict_minimum=True) for c in alpha_caps]
+    alpha = min([*caps, a / math.sqrt(K)])
+    return alpha, b * alpha / T
+
+
+def corollary_3_1_schedule(problem, rounds: int, alpha_bar: float, beta_bar: float,
+                           alpha_caps: tuple[float, ...] = (), inner_factor: float = 1.0,
+                           neumann_factor: float = 1.0) -> dict[str, Any]:
+    """Cor. 3.1 (bilevel): ``N = ⌈c_N κ_g log K⌉``, ``T = ⌈c_T κ_g⁴⌉`` and Thm. 3.1's steps.
+
+    The corollary's ``O(·)`` on ``N`` and ``T`` are lower bounds (PAPERS.md [NOTE]); the factors
+    ``neumann_factor = c_N`` and ``inner_factor = c_T`` are the chosen constants.  Returns
+    hyperparameters for :func:`bilevel_theory.run`.
+    """
+    K = check_int("rounds", rounds, minimum=2)
+    kg = problem.constants["kappa_g"]
+    T = max(1, math.ceil(check_real("inner_factor", inner_factor, minimum=0.0,
+                                    strict_minimum=True) * kg ** 4))
+    N = max(1, math.ceil(check_real("neumann_factor", neumann_factor, minimum=0.0,
+                                    strict_minimum=True) * kg * math.log(K)))
+    alpha, beta = theorem_schedule(K, T, alpha_bar, beta_bar, alpha_caps)
+    return dict(inner_steps=T, neumann_steps=N, outer_step=alpha, inner_step=beta)
+
+
+def corollary_3_2_schedule(problem, rounds: int, alpha_bar: float, beta_bar: float,
+                           alpha_caps: tuple[float, ...] = (),
+                           inner_factor: float = 1.0) -> dict[str, Any]:
+    """Cor. 3.2 (minimax, ``b = 0``): ``T = ⌈c_T κ_f⌉`` with ``κ_f = ℓ_{f,1}/μ_f`` (``= κ_g`` of
+    the bilevel form ``g = −f``) and Thm. 3.1's steps."""
+    if problem.kind != "minimax":
+        raise ValueError(f"`problem` must be a minimax problem for Cor. 3.2, got {problem.kind!r}")
+    kf = problem.constants["kappa_g"]
+    T = max(1, math.ceil(check_real("inner_factor", inner_factor, minimum=0.0,
+                                    strict_minimum=True) * kf))
+    alpha, beta = theorem_schedule(rounds, T, alpha_bar, beta_bar, alpha_caps)
+    return dict(inner_steps=T, outer_step=alpha, inner_step=beta)
+
+
+def corollary_3_3_schedule(rounds: int, alpha_bar: float, beta_bar: float,
+                           alpha_caps: tuple[float, ...] = ()) -> dict[str, Any]:
+    """Cor. 3.3 (compositional, ``κ_g = 1``, ``b = 0``): ``T = 1`` in eq. (16)."""
+    alpha, beta = theorem_schedule(rounds, 1, alpha_bar, beta_bar, alpha_caps)
+    return dict(inner_steps=1, outer_step=alpha, inner_step=beta)
+
+
+def theorem_3_2_schedule(rounds: int, alpha_bar: float,
+                         alpha_cap: float = math.inf) -> dict[str, Any]:
+    """Thm. 3.2, eq. (18) (single-level FedSVRG): ``α_k = min{ᾱ₁, ᾱ/√K}``."""
+    K = check_int("rounds", rounds, minimum=1)
+    a = check_real("alpha_bar", alpha_bar, minimum=0.0, strict_minimum=True)
+    cap = alpha_cap if alpha_cap == math.inf else check_real(
+        "alpha_cap", alpha_cap, minimum=0.0, strict_minimum=True)
+    return dict(outer_step=min(cap, a / math.sqrt(K)))
+
+
+# ---------------------------------------------------------------------------- building blocks
+def fed_out(ctx: Context, x, y, step: float, local_steps: int, sampled_clients: int,
+            neumann_steps: int, scale: float, replace: bool = False, indirect: str = "ihgp"):
+    """FedOut (Alg. 2): ``x⁺`` from ``x (R, dim_x)`` and ``y⁺ (R, dim_y)``.
+
+    ``indirect``: ``"ihgp"`` (bilevel: ``p`` from FedIHGP, ``N + 1`` rounds), ``"identity"``
+    (compositional: ``∇²_{yy}g = I``, ``p = mean_{S₀}∇_y f_i``, one round), ``"none"``
+    (minimax eq. 12 and single level: ``h_i = ∇ₓf_i``).  Then one round for ``h`` and one for
+    ``x⁺``.  Returns ``(x⁺, N')`` with ``N' (R,)`` the FedIHGP truncations, or ``None``.
+    """
+    o, R, xp = ctx.oracle, ctx.replicates, ctx.xp
+    xb, yb = x[:, None, :], y[:, None, :]
+    trunc = None
+    if indirect == "ihgp":
+        p, trunc = ihgp(ctx, x, y, neumann_steps, sampled_clients, scale, replace)
+    elif indirect == "identity":
+        S0 = o.sample_clients(R, sampled_clients, replace)
+        p = o.grad_y_f(S0, xb, yb).mean(axis=1)
+        ctx.communicate(rounds=1, up=1, down=2)
+    S = o.sample_clients(R, sampled_clients, replace)
+    h_i = o.grad_x_f(S, xb, yb)
+    if indirect != "none":
+        h_i = h_i - o.jvp_xy_g(S, xb, yb, p[:, None, :])
+    h = h_i.mean(axis=1, keepdims=True)
+    ctx.communicate(rounds=1, up=1, down=3 if indirect != "none" else 2)
+    x_loc = xp.broadcast_to(xb, S.shape + (x.shape[-1],)) * 1.0
+    for _ in range(local_steps):
+        f_loc, f_ref = o.pair("grad_x_f", S, x_loc, yb, xb, yb)
+        x_loc = x_loc - (step / local_steps) * (f_loc - f_ref + h)
+    ctx.communicate(rounds=1, up=1, down=1)
+    ctx.hold(3 * x.shape[-1], y.shape[-1])
+    return x_loc.mean(axis=1), trunc
+
+
+def lfed_out(ctx: Context, x, y, step: float, local_steps: int, sampled_clients: int,
+             neumann_steps: int, scale: float, replace: bool = False, indirect: str = "ihgp"):
+    """LFedOut (App. A, [INFERRED]): per client and local step a local hypergradient
+    ``h_{i,ν} = ∇ₓf_i(x_{i,ν}, y) − ∇²_{xy}g_i p_i`` with ``p_i`` the client's own IHGP
+    (``indirect="ihgp"``), ``∇_y f_i`` (``"identity"``) or nothing (``"none"``), local step
+    ``α/τ``, then ``x⁺ = mean`` (one round).  Returns ``x⁺ (R, dim_x)``."""
+    o, R, xp = ctx.oracle, ctx.replicates, ctx.xp
+    xb, yb = x[:, None, :], y[:, None, :]
+    S = o.sample_clients(R, sampled_clients, replace)
+    x_loc = xp.broadcast_to(xb, S.shape + (x.shape[-1],)) * 1.0
+    for _ in range(local_steps):
+        h = o.grad_x_f(S, x_loc, yb)
+        if indirect == "ihgp":
+            h = h - o.jvp_xy_g(S, x_loc, yb, local_ihgp(ctx, S, x_loc, yb, neumann_steps, scale))
+        elif indirect == "identity":
+            h = h - o.jvp_xy_g(S, x_loc, yb, o.grad_y_f(S, x_loc, yb))
+        x_loc = x_loc - (step / local_steps) * h
+    ctx.communicate(rounds=1, up=1, down=2)
+    ctx.hold(2 * x.shape[-1], 2 * y.shape[-1])
+    return x_loc.mean(axis=1)
+
+
+# ---------------------------------------------------------------------------- algorithms
+def _sampled(c, p) -> int:
+    return min(p.clients, 10)
+
+
+_COMMON: dict[str, Any] = dict(
+    sampled_clients=_sampled,
+    local_steps=5,
+    outer_step=lambda c, p: 0.5 / c["L_phi"],
+    replace=False, x0=None,
+)
+
+
+class _FedNestFamily(Algorithm):
+    """FedNest and its variants: ``hvp`` ∈ {global, local} × ``inner_solver`` ∈ {svrg, sgd}."""
+
+    kinds = ("bilevel", "minimax", "compositional")
+    hvp: ClassVar[str] = "global"
+    inner_solver: ClassVar[str] = "svrg"
+    defaults = dict(
+        _COMMON,
+        inner_steps=10, inner_local_steps=None,
+        neumann_steps=default_neumann_steps,
+        inner_step=lambda c, p: 1.0 / (2.0 * c["ell_g1"]),
+        neumann_scale=lambda c, p: c["ell_g1"],
+        y0=None,
+    )
+
+    def validate(self, hp: dict[str, Any]) -> dict[str, Any]:
+        hp = _validate_flags(super().validate(hp))
+        if hp["inner_local_steps"] is None:
+            hp["inner_local_steps"] = hp["local_steps"]
+        hp["inner_local_steps"] = check_int("inner_local_steps", hp["inner_local_steps"],
+                                            minimum=1)
+        hp["neumann_scale"] = check_real("neumann_scale", hp["neumann_scale"], minimum=0.0,
+                                         strict_minimum=True)
+        return hp
+
+    def init(self, ctx: Context):
+        return self.starting_point(ctx)
+
+    def step(self, ctx: Context, state, k: int):
+        hp, kind = self.hp, INDIRECT[self.problem.kind]
+        alpha = as_schedule("outer_step", hp["outer_step"])(k)
+        beta = as_schedule("inner_step", hp["inner_step"])
+        solver = fedsvrg if self.inner_solver == "svrg" else fedavg
+        x = state["x"]
+        y = solver(ctx, x, state["y"], hp["inner_steps"], lambda t: beta(k),
+                   hp["sampled_clients"], hp["inner_local_steps"], hp["replace"])
+        args = (alpha, hp["local_steps"], hp["sampled_clients"], hp["neumann_steps"],
+                hp["neumann_scale"], hp["replace"], kind)
+        if self.hvp == "global":
+            x_new, trunc = fed_out(ctx, x, y, *args)
+            if trunc is not None:
+                ctx.record("truncation", trunc)
+        else:
+            x_new = lfed_out(ctx, x, y, *args)
+        return dict(x=x_new, y=y)
+
+
+class FedNest(_FedNestFamily):
+    """FedNest: FedInn (FedSVRG) + FedOut (FedIHGP, SVRG local steps); ``2T + N + 3`` rounds."""
+
+    name = "fednest"
+
+
+class LFedNest(_FedNestFamily):
+    """LFedNest: FedAvg inner loop + LFedOut (local IHGP, SGD local steps); ``T + 1`` rounds."""
+
+    name = "lfednest"
+    hvp = "local"
+    inner_solver = "sgd"
+
+
+class FedNestSGD(_FedNestFamily):
+    """FedNest_SGD: FedAvg inner loop + FedOut (FedIHGP, SVRG local steps); ``T + N + 3``."""
+
+    name = "fednest_sgd"
+    inner_solver = "sgd"
+
+
+class LFedNestSVRG(_FedNestFamily):
+    """LFedNest_SVRG: FedInn (FedSVRG) + LFedOut (local IHGP); ``2T + 1`` rounds."""
+
+    name = "lfednest_svrg"
+    hvp = "local"
+
+
+class FedSVRG(Algorithm):
+    """Single-level federated SVRG (Thm. 3.2): FedOut with ``∇^I = 0`` on ``f_i(x)``; 2 rounds.
+
+    Needs a bilevel instance whose upper level does not depend on ``y`` (``R_i = S_i = 0``,
+    ``q_i = 0``), e.g. ``dataclasses.replace(prob, R=zero, S=zero, q=zeros)``; then
+    ``Φ(x) = ½xᵀPx + p̄ᵀx`` and ``trace.stationarity`` is ``‖∇f(x_k)‖²``.
+    """
+
+    name = "fedsvrg"
+    has_y = False
+    defaults = dict(_COMMON)
+
+    def __init__(self, problem, **hyperparameters: Any):
+        super().__init__(problem, **hyperparameters)
+        h = problem.host
+        if (h.R.max_norm() > 0 or h.S.max_norm() > 0
+                or float(np.abs(np.asarray(h.q)).max()) > 0):
+            raise ValueError(
+                "`problem` for `fedsvrg` must have an upper level independent of y "
+                "(R_i = S_i = 0, q_i = 0; build it with dataclasses.replace); for bilevel "
+                "problems use 'fednest'")
+
+    def validate(self, hp: dict[str, Any]) -> dict[str, Any]:
+        return _validate_flags(super().validate(hp))
+
+    def init(self, ctx: Context):
+        state = self.starting_point(ctx)
+        return dict(x=state["x"], y=None, y_ref=ctx.xp.zeros_like(state["y"]))
+
+    def step(self, ctx: Context, state, k: int):
+        hp = self.hp
+        alpha = as_schedule("outer_step", hp["outer_step"])(k)
+        x, _ = fed_out(ctx, state["x"], state["y_ref"], alpha, hp["local_steps"],
+                       hp["sampled_clients"], 1, 1.0, hp["replace"], "none")
+        return dict(x=x, y=None, y_ref=state["y_ref"])
+
+
+class FedAvgS(Algorithm):
+    """FedAvg-S (§4.3 baseline): simultaneous local GDA on every client, then averaging."""
+
+    name = "fedavg_s"
+    kinds = ("minimax",)
+    defaults = dict(
+        _COMMON,
+        inner_step=lambda c, p: 1.0 / (2.0 * c["ell_g1"]),
+        y0=None,
+    )
+
+    def validate(self, hp: dict[str, Any]) -> dict[str, Any]:
+        return _validate_flags(super().validate(hp))
+
+    def init(self, ctx: Context):
+        return self.starting_point(ctx)
+
+    def step(self, ctx: Context, state, k: int):
+        hp, o, xp = self.hp, ctx.oracle, ctx.xp
+        alpha = as_schedule("outer_step", hp["outer_step"])(k)
+        beta = as_schedule("inner_step", hp["inner_step"])(k)
+        tau = hp["local_steps"]
+        x, y = state["x"], state["y"]
+        S = o.sample_clients(ctx.replicates, hp["sampled_clients"], hp["replace"])
+        x_loc = xp.broadcast_to(x[:, None, :], S.shape + (x.shape[-1],)) * 1.0
+        y_loc = xp.broadcast_to(y[:, None, :], S.shape + (y.shape[-1],)) * 1.0
+        for _ in range(tau):
+            gx = o.grad_x_f(S, x_loc, y_loc)
+            gy = o.grad_y_g(S, x_loc, y_loc)  # = −∇_y f_i: descent on g is ascent on f
+            x_loc, y_loc = x_loc - (alpha / tau) * gx, y_loc - (beta / tau) * gy
+        ctx.communicate(rounds=1, up=2, down=2)
+        ctx.hold(2 * x.shape[-1], 2 * y.shape[-1])
+        return dict(x=x_loc.mean(axis=1), y=y_loc.mean(axis=1))
+
+
+def _validate_flags(hp: dict[str, Any]) -> dict[str, Any]:
+    if not isinstance(hp.get("replace"), (bool, np.bool_)):
+        raise TypeError(f"`replace` must be True or False, got {hp.get('replace')!r}")
+    return hp
+
+
+REGISTERED = (FedNest, LFedNest, FedNestSGD, LFedNestSVRG, FedSVRG, FedAvgS)

@@ -1,3 +1,222 @@
-"""Placeholder: filled in by the algorithms issue."""
+"""MemFBO — Yang, Xiao, Ma, Ji (AAAI 2025), seed ``002_b6f11017dbb055c6.txt`` (PAPERS.md §3).
 
-REGISTERED: tuple = ()
+Problem:
+    ``min_x Φ(x) = F(x, y*(x))``, ``y*(x) = argmin_y G(x, y)``, ``F = (1/n)Σf_i``,
+    ``G = (1/n)Σg_i``, through the penalty (Lagrangian) reformulation
+    ``min_{x,y} max_z L(x, y, z) = F(x, y) + λ(G(x, y) − G(x, z))``; its value function
+    ``L*_λ(x) = min_y max_z L`` has ``∇L*_λ(x) = ∇ₓf(x, y_λ) + λ(∇ₓg(x, y_λ) − ∇ₓg(x, y*))``
+    with ``y_λ(x) = argmin_y F + λG`` (:func:`penalty_gradient`, exact on a quadratic).
+
+Algorithm (Alg. 1, eqs. 6–9), one communication round per iteration ``t``:
+    sample ``C_t`` of ``P`` clients **without replacement**; each ``i ∈ C_t`` starts from
+    ``(x^t, y^t, z^t)`` and runs ``τ`` simultaneous first-order local steps
+
+    * ``z ← z − η_z ∇_y g_i(x, z; ζ)``,
+    * ``y ← y − η_y (∇_y f_i(x, y; ψ) + λ∇_y g_i(x, y; ψ))``,
+    * ``x ← x − η_x (∇ₓf_i(x, y; ξ) + λ(∇ₓg_i(x, y; ξ) − ∇ₓg_i(x, z; ξ)))`` — the same
+      ``ξ`` in both ``g_i`` terms (the stochastic Lagrangian ``L_i(x, y, z; ξ)``, via
+      ``oracle.pair``),
+
+    keeps the normalized sums ``h_{·,i} = (1/τ) Σ_k`` of these gradients and uploads the
+    three vectors; the server averages them over ``C_t`` and steps
+    ``z⁺ = z − γ_z h_z``, ``y⁺ = y − γ_y h_y``, ``x⁺ = x − γ_x h_x``.  No Hessian- or
+    Jacobian-vector product anywhere; 6 gradient evaluations per local step per client.
+
+Theoretical guarantee (upper bounds; the appendix is unavailable, PAPERS.md §3):
+    [TEXT] ``‖∇L*_λ − ∇Φ‖ = O(1/λ)``, so any method that finds a stationary point of
+    ``L*_λ`` stops at ``‖∇Φ‖² = O(1/λ²)`` (here: the exact fixed point
+    :func:`penalty_stationary_point`).  Thm. 5.11 / Cor. 5.12: rounds
+    ``T = O(P^{−1}ε^{−3.5})`` under partial participation, ``O(ε^{−1.5})`` under full
+    participation (with ``τ = O(P^{−1}T^{4/3})``), linear speedup in ``P``.
+    [INFERRED] rates (PAPERS.md): ``O((PT)^{−2/7})`` partial with ``λ = Θ((PT)^{1/7})``,
+    ``O((PτT)^{−2/7} + T^{−2/3})`` full with ``λ = Θ(T^{1/3})``: :func:`inferred_penalty`.
+
+Ambiguities resolved:
+    * [INFERRED] eq. (7)'s aggregation is normalized, ``h = (1/τ)Σ_k`` (the text says
+      "normalized aggregations"; the sum symbol's factor is lost in the extraction).
+    * [NOTE] "η_x, η_y, η_x" is read as ``η_z, η_y, η_x``.
+    * [INFERRED] step sizes (eqs. 47/48 are unavailable): ``γ_y = 1/(ℓ_{f,1} + λℓ_{g,1})``
+      (``O(1/λ)``: the ``y`` problem has curvature ``S + λA``), ``γ_z = 1/ℓ_{g,1}`` (the ``z``
+      step uses ``∇_y g`` without the factor ``λ``; on ``λ∇_y g`` this is the ``O(1/λ)`` of
+      PAPERS.md), ``γ_x = min{1/(2L_Φ), λγ_y/2}`` (a descent step on the ``L_Φ``-smooth
+      ``L*_λ``, and small relative to ``γ_yλ → 1/ℓ_{g,1}`` so that ``x`` moves slower than
+      ``y`` tracks ``y_λ(x)``; it does not shrink as ``λ`` grows), and local steps
+      ``η = γ/τ`` (the ``τ`` local steps then add up to one server step: the server update is
+      the average of the clients' last local iterates).
+    * ``y_λ(x)`` is ``argmin_y F(x, y) + λG(x, y)`` (independent of ``z``; PAPERS.md [NOTE]).
+
+Args (hyperparameters):
+    penalty (λ, default 10), local_steps (τ, default 5), sampled_clients (P, default
+    ``min(n, 10)``; sampling is always without replacement), eta_x, eta_y, eta_z (local steps,
+    default ``γ/τ``), gamma_x, gamma_y, gamma_z (server steps, defaults above; each a float or
+    a callable of the round ``t``), x0, y0, z0 (``z0`` defaults to ``y0``).
+
+Returns:
+    a :class:`~bilevel_theory.trace.Trace`; ``y`` is the ``y`` iterate (it tracks
+    ``y_λ(x)``, not ``y*(x)``: ``inner_error`` is ``O(1/λ²)`` at best);
+    ``trace.extras["z"]``: ``(rounds, R, dim_y)`` the ``z`` iterates (they track ``y*(x)``).
+    Per-client memory: ``x, y, z`` and the three accumulators, independent of ``τ``.
+
+Example:
+    >>> from problems import QuadraticBilevel
+    >>> from bilevel_theory import run
+    >>> prob = QuadraticBilevel.random(clients=10, dim_x=3, dim_y=3, kappa=5, seed=0)
+    >>> trace = run("memfbo", prob, rounds=300, replicates=2, seed=0, sampled_clients=10)
+    >>> bool(trace.stationarity[:, -1].mean() < 1e-2 * trace.stationarity[:, 0].mean())
+    True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from problems.validation import check_real
+
+from .algorithm import Algorithm, Context, as_schedule
+
+# ---------------------------------------------------------------------------------- closed forms
+
+
+def _penalty_system(problem, lam: float):
+    """``(S + λA)`` and its check: ``F + λG`` must be strongly convex in ``y``."""
+    lam = check_real("lam", lam, minimum=0.0, strict_minimum=True)
+    C = problem.host._closed
+    M = C["S"] + lam * C["A"]
+    M = 0.5 * (M + M.T)
+    low = float(np.linalg.eigvalsh(M).min())
+    if low <= 0.0:
+        raise ValueError(f"`lam` must make f + λg strongly convex in y (λ_min(S + λA) > 0), got "
+                         f"λ = {lam} with λ_min = {low:.3g}; increase `lam`")
+    return C, M, lam
+
+
+def penalty_y(problem, x, lam: float) -> np.ndarray:
+    """``y_λ(x) = argmin_y F(x, y) + λG(x, y) = (S + λA)⁻¹(λ(Bx + c) − Rᵀx − q)``."""
+    C, M, lam = _penalty_system(problem, lam)
+    x = np.asarray(x, dtype=float)
+    rhs = lam * (x @ C["B"].T + C["c"]) - x @ C["R"] - C["q"]
+    return np.linalg.solve(M, rhs[..., None])[..., 0]
+
+
+def penalty_gradient(problem, x, lam: float) -> np.ndarray:
+    """Exact ``∇L*_λ(x) = ∇ₓf(x, y_λ) + λ(∇ₓg(x, y_λ) − ∇ₓg(x, y*))`` on a quadratic
+    (``∇ₓg(x, y) = Gₓₓx + e − Bᵀy``, so the bracket is ``−Bᵀ(y_λ − y*)``); ``x`` may carry
+    batch axes.  ``‖∇L*_λ − ∇Φ‖ = O(1/λ)`` exactly (slope −1 in ``λ``, MemFBO [TEXT])."""
+    h = problem.host
+    x = np.asarray(x, dtype=float)
+    if x.shape[-1:] != (h.dim_x,):
+        raise ValueError(f"`x` must have last dimension {h.dim_x}, got shape {x.shape}")
+    C, _, lam = _penalty_system(h, lam)
+    y_lam = penalty_y(h, x, lam)
+    y_star = np.asarray(h.y_star(x))
+    grad_x_f = x @ C["P"] + y_lam @ C["R"].T + C["p"]
+    return grad_x_f - lam * (y_lam - y_star) @ C["B"]
+
+
+def penalty_stationary_point(problem, lam: float) -> tuple[np.ndarray, float]:
+    """The zero ``x_λ`` of ``∇L*_λ`` (affine in ``x``) and the floor ``‖∇Φ(x_λ)‖²``: the fixed
+    point of MemFBO with exact gradients, full participation and ``τ = 1``, where ``z = y*``,
+    ``y = y_λ`` and ``h_x = ∇L*_λ(x) = 0``."""
+    h = problem.host
+    pts = np.vstack([np.zeros(h.dim_x), np.eye(h.dim_x)])
+    D = penalty_gradient(h, pts, lam)
+    x_lam = np.linalg.solve((D[1:] - D[0]).T, -D[0])
+    return x_lam, float((np.asarray(h.hypergradient(x_lam)) ** 2).sum())
+
+
+def inferred_penalty(rounds: int, sampled_clients: int, full_participation: bool,
+                     c_lam: float = 1.0) -> float:
+    """[INFERRED] (PAPERS.md §3) penalty balancing the rate: ``λ = c·(PT)^{1/7}`` (partial) or
+    ``λ = c·T^{1/3}`` (full participation)."""
+    if full_participation:
+        return c_lam * rounds ** (1 / 3)
+    return c_lam * (sampled_clients * rounds) ** (1 / 7)
+
+
+# ---------------------------------------------------------------------------------- algorithm
+
+
+def _gamma_y(c, lam):
+    return 1.0 / (c["ell_f1"] + lam * c["ell_g1"])
+
+
+class MemFBO(Algorithm):
+    """MemFBO: single-loop, first-order penalty method with τ local steps and partial
+    participation without replacement (see module docstring)."""
+
+    name = "memfbo"
+    kinds = ("bilevel", "compositional")
+    defaults = dict(
+        penalty=10.0, local_steps=5,
+        sampled_clients=lambda c, p: min(p.clients, 10),
+        eta_x=None, eta_y=None, eta_z=None,
+        gamma_x=None, gamma_y=None,
+        gamma_z=lambda c, p: 1.0 / c["ell_g1"],
+        x0=None, y0=None, z0=None,
+    )
+
+    def validate(self, hp):
+        hp["replace"] = False
+        hp = super().validate(hp)
+        del hp["replace"]
+        lam = check_real("penalty", hp["penalty"], minimum=0.0, strict_minimum=True)
+        try:
+            _penalty_system(self.problem, lam)
+        except ValueError as err:
+            raise ValueError(str(err).replace("`lam`", "`penalty`")) from None
+        hp["penalty"] = lam
+        c = self.problem.constants
+        if hp["gamma_y"] is None:
+            hp["gamma_y"] = _gamma_y(c, lam)
+        if hp["gamma_x"] is None:
+            hp["gamma_x"] = min(0.5 / c["L_phi"], 0.5 * lam * _gamma_y(c, lam))
+        tau = hp["local_steps"]
+        for v in ("x", "y", "z"):
+            as_schedule(f"gamma_{v}", hp[f"gamma_{v}"])
+            if hp[f"eta_{v}"] is None:
+                g = hp[f"gamma_{v}"]
+                hp[f"eta_{v}"] = (lambda k, g=g: g(k) / tau) if callable(g) else g / tau
+            as_schedule(f"eta_{v}", hp[f"eta_{v}"])
+        return hp
+
+    def init(self, ctx: Context):
+        s = self.starting_point(ctx)
+        z0 = self.hp["z0"]
+        if z0 is None:
+            s["z"] = s["y"] * 1.0
+        else:
+            z0 = np.asarray(z0, dtype=float)
+            if z0.shape != (self.problem.dim_y,):
+                raise ValueError(f"`z0` must have shape ({self.problem.dim_y},), got {z0.shape}")
+            s["z"] = ctx.xp.broadcast_to(ctx.xp.asarray(z0), s["y"].shape) * 1.0
+        return s
+
+    def step(self, ctx: Context, state, k: int):
+        hp, xp, o = self.hp, ctx.xp, ctx.oracle
+        lam, tau = hp["penalty"], hp["local_steps"]
+        eta = {v: as_schedule(f"eta_{v}", hp[f"eta_{v}"])(k) for v in ("x", "y", "z")}
+        gamma = {v: as_schedule(f"gamma_{v}", hp[f"gamma_{v}"])(k) for v in ("x", "y", "z")}
+        idx = o.sample_clients(ctx.replicates, hp["sampled_clients"], replace=False)
+        shape = idx.shape
+        x = xp.broadcast_to(state["x"][:, None, :], shape + (self.problem.dim_x,)) * 1.0
+        y = xp.broadcast_to(state["y"][:, None, :], shape + (self.problem.dim_y,)) * 1.0
+        z = xp.broadcast_to(state["z"][:, None, :], shape + (self.problem.dim_y,)) * 1.0
+        hx, hy, hz = xp.zeros_like(x), xp.zeros_like(y), xp.zeros_like(z)
+        for _ in range(tau):
+            dz = o.grad_y_g(idx, x, z)                                        # ζ
+            dy = o.grad_y_f(idx, x, y) + lam * o.grad_y_g(idx, x, y)          # ψ
+            gxy, gxz = o.pair("grad_x_g", idx, x, y, x, z)                    # ξ (same sample)
+            dx = o.grad_x_f(idx, x, y) + lam * (gxy - gxz)
+            hx, hy, hz = hx + dx, hy + dy, hz + dz
+            x, y, z = x - eta["x"] * dx, y - eta["y"] * dy, z - eta["z"] * dz
+        ctx.communicate(rounds=1, up=3, down=3)
+        dx_, dy_ = self.problem.dim_x, self.problem.dim_y
+        ctx.hold(dx_, dy_, dy_, dx_, dy_, dy_)  # local x, y, z + the three accumulators
+        new_z = state["z"] - gamma["z"] * hz.mean(axis=1) / tau
+        ctx.record("z", new_z)
+        return dict(x=state["x"] - gamma["x"] * hx.mean(axis=1) / tau,
+                    y=state["y"] - gamma["y"] * hy.mean(axis=1) / tau,
+                    z=new_z)
+
+
+REGISTERED = (MemFBO,)

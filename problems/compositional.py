@@ -3,7 +3,7 @@
 ``r_i(x) = J_i x + e_i``, so ``A_i = I`` (``κ_g = 1``), ``B_i = J_i``, ``c_i = e_i`` and the
 x-only part of ``g_i`` is ``½‖J_i x + e_i‖²``.  The upper level depends on ``y`` only:
 ``f_i(y) = ½ yᵀS y + q_iᵀy`` with ``S ≽ upper_mu·I``, so ``Φ(x) = f(J̄x + ē)``.
-Per-client ``J_i = J₀ + u_i w_iᵀ`` (rank-one, scales to 10⁶ clients).  FedNest eq. (7) writes
+Per-client ``J_i = J₀ + u_i w_iᵀ`` (rank-one, scales to 10⁶ clients) or dense ``J_i``.  FedNest eq. (7) writes
 ``‖y − r_i‖²`` without the ½; §3.2 uses ½ (a [NOTE]); we take ½.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from .bilevel import validate_spec
-from .families import RankOne
-from .quadratic import FederatedQuadratic, shared
+from .families import Dense, RankOne
+from .quadratic import FederatedQuadratic, dense_or_structured, shared
 
 
 class QuadraticCompositional(FederatedQuadratic):
@@ -24,7 +24,12 @@ class QuadraticCompositional(FederatedQuadratic):
                heterogeneity: float = 0.5, noise: float = 0.0, seed: int = 0, *,
                hessian_noise: float | None = None, upper_mu: float = 0.1,
                storage: str = "structured", radius: float = 10.0) -> QuadraticCompositional:
-        """A random instance; ``kappa`` is accepted for a uniform signature but must be 1."""
+        """A random instance; ``kappa`` is accepted for a uniform signature but must be 1.
+
+        ``storage="structured"`` (default): ``J_i = J₀ + u_i w_iᵀ``; ``"dense"``:
+        ``J_i = J₀ + G_i`` with a Gaussian ``G_i`` of Frobenius norm ≈ ``heterogeneity``;
+        ``"auto"``: dense for ≤ 1000 clients.
+        """
         spec = validate_spec(clients, dim_x, dim_y, kappa, heterogeneity, noise, hessian_noise,
                              seed, storage, radius, upper_mu=upper_mu)
         if spec["kappa"] != 1.0:
@@ -32,9 +37,13 @@ class QuadraticCompositional(FederatedQuadratic):
                 f"`kappa` must be 1 for a compositional problem (A_i = I), got {kappa}")
         m, dx, dy, h = clients, dim_x, dim_y, spec["heterogeneity"]
         rng = np.random.default_rng(spec["seed"])
+        storage = dense_or_structured(spec["storage"], m, dy * dx)
         J0 = rng.standard_normal((dy, dx)) / np.sqrt(dx)
-        J = RankOne(J0, h * rng.standard_normal((m, dy)) / np.sqrt(dy),
-                    rng.standard_normal((m, dx)) / np.sqrt(dx))
+        if storage == "dense":
+            J = Dense(J0 + h * rng.standard_normal((m, dy, dx)) / np.sqrt(dx * dy))
+        else:
+            J = RankOne(J0, h * rng.standard_normal((m, dy)) / np.sqrt(dy),
+                        rng.standard_normal((m, dx)) / np.sqrt(dx))
         e = rng.standard_normal(dy) + h * rng.standard_normal((m, dy))
         G = rng.standard_normal((dy, dy))
         S = G @ G.T / dy + spec["upper_mu"] * np.eye(dy)
@@ -43,7 +52,7 @@ class QuadraticCompositional(FederatedQuadratic):
                    P=np.zeros((dx, dx)), R=shared(np.zeros((dx, dy)), m), S=shared(S, m),
                    p=np.zeros((m, dx)), q=q, Gxx=np.zeros((dx, dx)), e=None,
                    grad_noise=spec["noise"], hessian_noise=spec["hessian_noise"],
-                   spec={**spec, "storage": "structured"}, radius=spec["radius"])
+                   spec={**spec, "storage": storage}, radius=spec["radius"])
 
     def _g_x_terms(self, idx, x):
         """``γ_i(x) = ½‖J_i x + e_i‖²`` and its gradient ``J_iᵀ(J_i x + e_i)``."""

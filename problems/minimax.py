@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bilevel import client_spectra, random_rotation, validate_spec
-from .families import EigenScaled, RankOne, Scaled, Transposed
-from .quadratic import FederatedQuadratic, shared
+from .bilevel import client_spectra, random_rotation, sign_fixed_qr, validate_spec
+from .families import Dense, EigenScaled, RankOne, Scaled, Transposed
+from .quadratic import FederatedQuadratic, dense_or_structured, shared
 from .validation import check_int, check_real
 
 
@@ -37,22 +37,35 @@ class QuadraticMinimax(FederatedQuadratic):
         """General instance: ``A_i`` spectrum in ``[μ, κμ]`` (``κ_f = κ``), ``P = reg·I``.
 
         Knobs as in ``QuadraticBilevel.random``; ``reg`` is the strong convexity in ``x``.
-        Per-client matrices are always structured (shared eigenbasis, rank-one ``B_i``).
+        ``storage="structured"`` (default): shared eigenbasis, rank-one ``B_i``;
+        ``"dense"``: per-client rotations and dense ``B_i`` (as ``QuadraticBilevel``);
+        ``"auto"``: dense for ≤ 1000 clients.
         """
         spec = validate_spec(clients, dim_x, dim_y, kappa, heterogeneity, noise, hessian_noise,
                              seed, storage, radius, mu=mu, coupling=coupling, reg=reg)
+        if spec["mu"] <= 0:
+            raise ValueError(f"`mu` must be > 0, got {mu}")
         m, dx, dy, h = clients, dim_x, dim_y, spec["heterogeneity"]
+        mu = spec["mu"]
+        storage = dense_or_structured(spec["storage"], m, dy * (dx + dy))
         rng = np.random.default_rng(spec["seed"])
-        A = EigenScaled(random_rotation(rng, dy), client_spectra(rng, m, dy, spec["mu"],
-                                                                 spec["kappa"], h))
+        U0 = random_rotation(rng, dy)
+        a = client_spectra(rng, m, dy, mu, spec["kappa"], h)
         B0 = rng.standard_normal((dy, dx))
-        B0 *= spec["coupling"] * spec["mu"] / max(np.linalg.norm(B0, 2), 1e-300)
-        B = RankOne(B0, h * spec["coupling"] * rng.standard_normal((m, dy)) / np.sqrt(dy),
-                    rng.standard_normal((m, dx)) / np.sqrt(dx))
+        B0 *= spec["coupling"] * mu / max(np.linalg.norm(B0, 2), 1e-300)
+        if storage == "dense":
+            Ui = sign_fixed_qr(U0 + 0.3 * h * rng.standard_normal((m, dy, dy)) / np.sqrt(dy))
+            A = Dense(np.einsum("mij,mj,mkj->mik", Ui, a, Ui))
+            B = Dense(B0 + h * spec["coupling"] * mu * rng.standard_normal((m, dy, dx))
+                      / np.sqrt(dx * dy))
+        else:
+            A = EigenScaled(U0, a)
+            B = RankOne(B0, h * spec["coupling"] * mu * rng.standard_normal((m, dy)) / np.sqrt(dy),
+                        rng.standard_normal((m, dx)) / np.sqrt(dx))
         c = rng.standard_normal(dy) + h * rng.standard_normal((m, dy))
         p = rng.standard_normal(dx) + h * rng.standard_normal((m, dx))
         return cls._assemble(A, B, c, spec["reg"] * np.eye(dx), p,
-                             {**spec, "storage": "structured"}, spec["noise"],
+                             {**spec, "storage": storage}, spec["noise"],
                              spec["hessian_noise"], spec["radius"])
 
     @classmethod

@@ -55,10 +55,17 @@ class Oracle:
     # ------------------------------------------------------------------ sampling
     def sample_clients(self, replicates: int, n: int, replace: bool = True) -> Any:
         """Client indices ``(replicates, n)``; each row a sample of size ``n`` from ``m`` clients,
-        with replacement (i.i.d. uniform) or without (a uniformly random subset)."""
+        with replacement (i.i.d. uniform) or without (a uniformly random subset in random order).
+
+        Without replacement, ``replicates·m ≤ 2²⁴`` takes the first ``n`` of a random permutation
+        (argsort of uniform keys); above that, :meth:`_subsets` samples the smaller of the subset
+        and its complement by rejection, in memory ``O(replicates·n)``.
+        """
         m = self.problem.clients
         replicates = check_int("replicates", replicates, minimum=1)
         n = check_int("sampled_clients", n, minimum=1)
+        if not isinstance(replace, bool):
+            raise TypeError(f"`replace` must be True or False, got {replace!r}")
         xp = self.xp
         if replace:
             return self.rng.integers(0, m, size=(replicates, n))
@@ -70,15 +77,32 @@ class Oracle:
         if replicates * m <= 1 << 24:
             keys = self.rng.random((replicates, m))
             return xp.argsort(keys, axis=1)[:, :n]
-        idx = xp.sort(self.rng.integers(0, m, size=(replicates, n)), axis=1)
-        while True:  # resample duplicates; a few passes when n ≪ m (no per-client loop)
+        rows = xp.arange(replicates)[:, None]
+        order = xp.argsort(self.rng.random((replicates, n)), axis=1)
+        return self._subsets(replicates, m, n)[rows, order]
+
+    def _subsets(self, replicates: int, m: int, n: int) -> Any:
+        """Uniform ``n``-subsets of ``range(m)`` (``0 < n < m``), one per row, sorted."""
+        xp = self.xp
+        k = min(n, m - n)  # rejection needs few passes only while k ≤ m/2
+        idx = xp.sort(self.rng.integers(0, m, size=(replicates, k)), axis=1)
+        while True:  # resample duplicates; each pass keeps ≥ half unique (no per-client loop)
             dup = xp.zeros(idx.shape, dtype=bool)
             dup[:, 1:] = idx[:, 1:] == idx[:, :-1]
-            k = int(dup.sum())
-            if k == 0:
-                return idx
-            idx[dup] = self.rng.integers(0, m, size=k)
+            count = int(dup.sum())
+            if count == 0:
+                break
+            idx[dup] = self.rng.integers(0, m, size=count)
             idx = xp.sort(idx, axis=1)
+        if k == n:
+            return idx
+        # idx holds the excluded clients e_0 < … < e_{k-1}; the j-th kept client is
+        # j + #{t : e_t − t ≤ j}, found for all rows by one searchsorted on disjoint row ranges.
+        offset = xp.arange(replicates)[:, None] * (m + 1)
+        shifted = (idx - xp.arange(k)[None, :] + offset).reshape(-1)
+        j = xp.arange(n)[None, :]
+        below = xp.searchsorted(shifted, (j + offset).reshape(-1), side="right")
+        return j + below.reshape(replicates, n) - xp.arange(replicates)[:, None] * k
 
     # ------------------------------------------------------------------ noise & counting
     def _noisy(self, exact, sigma: float, samples: int, count: Any) -> Any:

@@ -69,6 +69,15 @@ def check_vector(name: str, value: Any, dim: int, xp: Any = np) -> Any:
     return arr
 
 
+def check_batch(*named: tuple[str, Any]) -> tuple[int, ...]:
+    """The common batch shape (all axes but the last) of named arrays; an error names them."""
+    try:
+        return tuple(np.broadcast_shapes(*(tuple(a.shape[:-1]) for _, a in named)))
+    except ValueError:
+        shapes = " and ".join(f"`{n}` {tuple(a.shape)}" for n, a in named)
+        raise ValueError(f"batch axes must broadcast together, got {shapes}") from None
+
+
 def check_client(name: str, value: Any, clients: int) -> int:
     """A client index in ``[0, clients)``."""
     return check_int(name, value, minimum=0, maximum=clients - 1)

@@ -1,0 +1,298 @@
+"""``index.html``: one self-contained page (inline CSS, figures as base64 PNG data URIs).
+
+Nothing is fetched from anywhere: no scripts, fonts or stylesheets from the network. LaTeX is
+shown as matplotlib mathtext images (embedded) where mathtext can typeset it, always with the
+LaTeX source as code text next to it. The markup is XHTML-compatible (every element closed,
+attributes quoted, only XML's predefined entities) so it also parses as XML.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping, Sequence
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from . import markdown as md
+from .figures import VERDICT_COLORS, latex_png
+
+CSS = """
+body { font-family: -apple-system, "Segoe UI", "DejaVu Sans", Helvetica, Arial, sans-serif;
+       margin: 0 auto; max-width: 1500px; padding: 1em 2em 4em; color: #1b1b1b;
+       line-height: 1.45; font-size: 15px; }
+h1 { border-bottom: 2px solid #444; padding-bottom: .2em; }
+h2 { border-bottom: 1px solid #bbb; padding-bottom: .15em; margin-top: 2em; }
+h3 { margin-top: 2em; font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; }
+table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: 13.5px; }
+table.wide { width: 100%; }
+td.id code { white-space: nowrap; overflow-wrap: normal; }
+td.stmt { min-width: 14em; }
+td.stmt img { max-width: 26em; height: auto; vertical-align: middle; }
+th, td { border: 1px solid #c8c8c8; padding: .3em .55em; vertical-align: top; text-align: left; }
+th { background: #eef0f3; position: sticky; top: 0; }
+tr:nth-child(even) td { background: #fafafa; }
+td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px;
+       background: #f3f3f3; padding: 0 .2em; border-radius: 3px; overflow-wrap: anywhere; }
+td.stmt code { font-size: 12px; }
+.verdict { font-weight: bold; white-space: nowrap; padding: .1em .45em; border-radius: 4px;
+           color: #fff; display: inline-block; }
+.v-holds { background: #1a9850; }
+.v-violated { background: #d73027; }
+.v-inconclusive { background: #6f6f6f; }
+.v-missing { background: #b0b0b0; color: #222; }
+.off { color: #b35806; font-weight: bold; font-size: 12.5px; }
+.banner { padding: .6em 1em; border-radius: 6px; background: #f4f6f8; border: 1px solid #ccd;
+          margin: .8em 0; }
+.warn { background: #fff4e0; border-color: #e0a040; }
+.claim { border-left: 5px solid #ccc; padding: .1em 1em .6em; margin: 1.5em 0; }
+.claim.c-holds { border-color: #1a9850; }
+.claim.c-violated { border-color: #d73027; }
+.claim.c-inconclusive { border-color: #6f6f6f; }
+.claim.c-missing { border-color: #b0b0b0; }
+.eq { margin: .3em 0 .1em; }
+.eq img { max-width: 100%; height: auto; }
+.latex { display: block; margin: .1em 0 .6em; color: #555; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .15em 1em; margin: .6em 0; }
+dl.facts dt { font-weight: bold; color: #444; }
+dl.facts dd { margin: 0; }
+img.fig { max-width: 100%; width: 720px; height: auto; border: 1px solid #ddd; }
+img.overview { max-width: 100%; width: 990px; height: auto; border: 1px solid #ddd; }
+nav a { margin-right: 1em; }
+.small { color: #555; font-size: 13px; }
+"""
+
+
+def _e(text: Any) -> str:
+    return escape("" if text is None else str(text), quote=True)
+
+
+def data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def _img(path: Path, alt: str, cls: str) -> str:
+    return f'<img class="{cls}" alt="{_e(alt)}" src="{data_uri(path.read_bytes())}" />'
+
+
+def anchor(claim_id: str) -> str:
+    return "claim-" + "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in claim_id)
+
+
+def _verdict(e: Mapping[str, Any]) -> str:
+    v = e.get("verdict") if e.get("status") != "missing" else None
+    cls = f"v-{v}" if v in VERDICT_COLORS else "v-missing"
+    out = f'<span class="verdict {cls}">{_e(md.verdict_text(e))}</span>'
+    if md.off_expectation(e):
+        out += ' <span class="off">⚠ differs from expected</span>'
+    return out
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]],
+           num_cols: Sequence[int] = (), classes: Mapping[int, str] | None = None,
+           wide: bool = False) -> str:
+    """A table; cells are HTML already (escape before)."""
+    classes = dict(classes or {})
+    for i in num_cols:
+        classes[i] = "num"
+    out = ['<table class="wide">' if wide else "<table>", "<thead><tr>" + "".join(f"<th>{h}</th>" for h in header) + "</tr></thead>",
+           "<tbody>"]
+    for row in rows:
+        cells = []
+        for i, cell in enumerate(row):
+            cls = f' class="{classes[i]}"' if i in classes else ""
+            cells.append(f"<td{cls}>{cell}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
+def _size(png: bytes) -> str:
+    """``width``/``height`` attributes showing a mathtext PNG (made at 120 dpi) at text size."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n" or len(png) < 24:
+        return ""
+    w, h = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    scale = 96 / 120
+    return f'width="{max(1, round(w * scale))}" height="{max(1, round(h * scale))}" '
+
+
+def _measured_cell(e: Mapping[str, Any]) -> str:
+    if e.get("measured") is None:
+        return "—"
+    iv = md.interval(e.get("interval"))
+    out = _e(md.num(e["measured"]))
+    return out + (f'<br /><span class="small">{_e(iv)}</span>' if iv else "")
+
+
+def _statement_cell(latex: str | None) -> str:
+    """A statement in the summary table: typeset when mathtext can, else LaTeX source."""
+    latex = (latex or "").strip()
+    if not latex:
+        return ""
+    png = latex_png(latex, fontsize=11.0)
+    if png:
+        return f'<img {_size(png)}alt="{_e(latex)}" title="{_e(latex)}" src="{data_uri(png)}" />'
+    return f"<code>{_e(latex)}</code>"
+
+
+def _latex(latex: str) -> str:
+    """An equation: a mathtext image when possible, and its LaTeX source as code."""
+    latex = (latex or "").strip()
+    if not latex:
+        return ""
+    png = latex_png(latex)
+    img = (f'<div class="eq"><img {_size(png)}alt="{_e(latex)}" src="{data_uri(png)}" /></div>'
+           if png else "")
+    return f'{img}<code class="latex">{_e(latex)}</code>'
+
+
+def render_html(report: Mapping[str, Any], out_dir: Path) -> str:
+    """The self-contained HTML page of a report dict built by ``render_entries``."""
+    entries = report["entries"]
+    meta = report.get("meta") or {}
+    figs = report.get("figures") or {}
+    c = md.counts(entries)
+    h: list[str] = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8" />',
+        '<meta name="viewport" content="width=device-width, initial-scale=1" />',
+        "<title>Rate-check report</title>",
+        f"<style>{CSS}</style>",
+        "</head>",
+        "<body>",
+        "<h1>Rate-check report</h1>",
+        '<nav class="small"><a href="#run">Run</a><a href="#overview">Overview</a>'
+        '<a href="#summary">Summary</a><a href="#ledger">Discrepancy ledger</a>'
+        '<a href="#costs">Costs</a><a href="#claims">Claims</a></nav>',
+        f'<p class="banner"><b>{len(entries)} claims:</b> '
+        f'<span class="verdict v-holds">{c["holds"]} hold</span> '
+        f'<span class="verdict v-violated">{c["violated"]} violated</span> '
+        f'<span class="verdict v-inconclusive">{c["inconclusive"]} inconclusive</span> '
+        f'<span class="verdict v-missing">{c["missing"]} missing</span> — '
+        f'<b>{c["off"]}</b> verdict(s) differ from the expected verdict.</p>',
+    ]
+    if c["missing"] or c["partial"] or not meta.get("complete", True):
+        h.append(f'<p class="banner warn"><b>Incomplete run:</b> {c["missing"]} claim(s) '
+                 f'missing (no rows in the store), {c["partial"]} partial. They are marked '
+                 "below.</p>")
+
+    h.append('<h2 id="run">Run</h2>')
+    h.append(_table(["Field", "Value"], [[_e(k), _e(v)] for k, v in md.meta_rows(meta)]))
+
+    h.append('<h2 id="overview">Overview</h2>')
+    if figs.get("overview"):
+        h.append('<p class="small">Measured minus predicted slope for every claim, with its '
+                 "bootstrap interval, coloured by verdict; the green band is the claim's "
+                 "tolerance (for upper bounds, everything below +tolerance).</p>")
+        h.append(_img(out_dir / figs["overview"], "Overview: measured − predicted per claim",
+                      "overview"))
+
+    h.append('<h2 id="summary">Summary</h2>')
+    rows = []
+    for i, e in enumerate(entries, start=1):
+        rows.append([
+            str(i),
+            f'<a href="#{anchor(e["id"])}"><code>{_e(e["id"])}</code></a>',
+            f"{_e(e.get('paper'))}<br />" f'<span class="small">{_e(e.get("source"))}</span>',
+            _statement_cell(e.get("statement")),
+            _e(e.get("kind")),
+            _e(md.predicted(e)),
+            _measured_cell(e),
+            _verdict(e),
+            _e(e.get("expected") or "holds"),
+            _e(md.seconds(e.get("seconds"))),
+        ])
+    h.append(_table(["#", "Claim", "Paper and source", "Statement", "Kind", "Predicted",
+                     "Measured [interval]", "Verdict", "Expected", "Time"], rows,
+                    num_cols=(0, 5, 6, 9), classes={1: "id", 3: "stmt"}, wide=True))
+
+    h.append('<h2 id="ledger">Discrepancy ledger</h2>')
+    h.append('<p class="small">Every claim that is violated or inconclusive, with the '
+             "evidence, the reason and the [NOTE]/[INFERRED] items of PAPERS.md it touches.</p>")
+    disc = md.discrepancies(entries)
+    if disc:
+        h.append(_table(
+            ["Claim", "Verdict", "Expected", "Measured vs predicted", "Interval", "Reason",
+             "Touches"],
+            [[f'<a href="#{anchor(e["id"])}"><code>{_e(e["id"])}</code></a>', _verdict(e),
+              _e(e.get("expected")),
+              _e(f"{md.num(e.get('measured'))} vs {md.predicted(e)}"),
+              _e(md.interval(e.get("interval")) or "—"), _e(e.get("reason") or "—"),
+              "<br />".join(_e(t) for t in e.get("touches") or []) or "—"] for e in disc],
+            classes={0: "id"}, wide=True))
+    else:
+        h.append("<p>No claim is violated or inconclusive.</p>")
+    missing = [e for e in entries if e.get("status") == "missing"]
+    if missing:
+        h.append("<h3>Missing claims</h3><p>No rows in the store (the run stopped before them): "
+                 + ", ".join(f"<code>{_e(e['id'])}</code>" for e in missing) + ".</p>")
+
+    h.append('<h2 id="costs">Communication and oracle cost</h2>')
+    h.append(_costs(report.get("costs") or []))
+
+    h.append('<h2 id="claims">Claims</h2>')
+    for e in entries:
+        h.append(_claim(e, out_dir))
+    h += ["</body>", "</html>", ""]
+    return "\n".join(h)
+
+
+def _costs(costs: Sequence[Mapping[str, Any]]) -> str:
+    if not costs:
+        return "<p>No cost measurements (<code>costs.*</code> rows) in the store.</p>"
+    budgets = {c.get("budget") for c in costs}
+    header = ["Algorithm"] + (["Budget"] if len(budgets) > 1 else []) + \
+        ["Reached target", "Target"] + [label for _, label in md.COST_COLUMNS]
+    rows = []
+    for c in costs:
+        row = [f"<code>{_e(c['algorithm'])}</code>"]
+        row += [_e(c.get("budget") or "—")] if len(budgets) > 1 else []
+        row += [_e(f"{c['reached']}/{c['replicates']}"), _e(md.num(c.get("target")))]
+        row += [_e(md.num(c.get(k))) for k, _ in md.COST_COLUMNS]
+        rows.append(row)
+    first = 2 if len(budgets) > 1 else 1
+    return ('<p class="small">Median over the replicates that reached the common target on the '
+            "common instance.</p>" + _table(header, rows,
+                                           num_cols=tuple(range(first, len(header)))))
+
+
+def _claim(e: Mapping[str, Any], out_dir: Path) -> str:
+    v = e.get("verdict") if e.get("status") != "missing" else None
+    cls = f"c-{v}" if v in VERDICT_COLORS else "c-missing"
+    h = [f'<section class="claim {cls}" id="{anchor(e["id"])}">',
+         f"<h3>{_e(e['id'])}</h3>",
+         f"<p>{_verdict(e)} <span class=\"small\">expected: {_e(e.get('expected') or 'holds')}"
+         "</span></p>"]
+    if e.get("paper") or e.get("source"):
+        h.append(f"<p><b>{_e(e.get('paper'))}</b> — {_e(e.get('source'))}</p>")
+    if e.get("statement"):
+        h.append("<p><b>Statement</b></p>" + _latex(e["statement"]))
+    if e.get("law_latex"):
+        h.append("<p><b>Bound</b></p>" + _latex(e["law_latex"]))
+    facts = [
+        ("Prediction derived", _e(e.get("law_derivation") or "—")),
+        ("Kind", f"<code>{_e(e.get('kind'))}</code> — {_e(md.KIND_HELP.get(e.get('kind'), ''))}"),
+        ("Predicted", _e(md.predicted(e))),
+        ("Measured [interval]", _e(md.measured(e))),
+        ("Swept variable", f"<code>{_e(e.get('variable'))}</code>" if e.get("variable") else "—"),
+        ("Measured quantity", f"<code>{_e(e.get('quantity'))}</code>"
+         if e.get("quantity") else "—"),
+        ("Fit window", _e(md.window(e))),
+        ("Schedule", _e(e.get("schedule") or "—")),
+        ("Budget", _e(e.get("budget") or "—")),
+        ("Status", _e(e.get("status") or "complete")),
+        ("Time", _e(md.seconds(e.get("seconds")))),
+        ("Reason", _e(e.get("reason") or "—")),
+        ("Touches", "<br />".join(_e(t) for t in e.get("touches") or []) or "—"),
+    ]
+    h.append('<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{val}</dd>" for k, val in facts)
+             + "</dl>")
+    if e.get("figure"):
+        h.append(_img(out_dir / e["figure"], f"figure of {e['id']}", "fig"))
+    elif e.get("status") == "missing":
+        h.append("<p><i>No data: this claim has no rows in the store.</i></p>")
+    h.append("</section>")
+    return "\n".join(h)

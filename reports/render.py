@@ -1,0 +1,360 @@
+"""Rate-check reports from a results directory: Markdown, self-contained HTML, PNGs, JSON.
+
+``render(results_dir, out_dir)`` reads the store only (``results.jsonl``, and ``run.json``
+when the run completed), rebuilds the summary with :func:`verify.summarize`, and calls
+:func:`render_entries`, which does the work from plain data:
+
+* ``entries``: summary entries (``id, paper, source, statement, kind, verdict, expected,
+  measured, interval, predicted, reason, seconds, budget, variable, quantity, scale, window,
+  schedule, touches, law_latex, law_derivation, status, fit, contrast_fit``);
+* ``meta``: run metadata (``run.json``: ``date, version, backend, budget, seed, machine,
+  python, numpy, runtime``), or what the store rows tell when the run did not finish;
+* ``rows``: the store rows (replicate scatter, and the ``costs.*`` rows of the cost table).
+
+Outputs in ``out_dir``: ``index.md``, ``index.html``, ``figures/*.png``, ``report.json``.
+Nothing is rerun; a partial store (interrupted run) renders with missing claims marked.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+STORE = "results.jsonl"
+RUN = "run.json"
+SUMMARY = "summary.json"
+COST_PREFIX = "costs."
+COST_METRICS = ("rounds_to_target", "grad_calls_to_target", "hvp_calls_to_target",
+                "jvp_calls_to_target")
+ROW_KEYS = ("claim", "metrics")
+
+
+class StoreError(ValueError):
+    """A results store that cannot be reported on: missing, empty or corrupt (names the file)."""
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def load_rows(path: str | Path) -> list[dict[str, Any]]:
+    """The rows of a results store (``results.jsonl``, or a directory holding one).
+
+    Raises :class:`StoreError` naming the file when it is missing, empty, or has a line that
+    is not a JSON object with ``claim`` and ``metrics``.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / STORE
+    if not path.is_file():
+        raise StoreError(f"results store not found: {path}")
+    rows: list[dict[str, Any]] = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise StoreError(f"corrupt results store {path}: not UTF-8 text ({err.reason})") from None
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise StoreError(f"corrupt results store {path}, line {lineno}: {err.msg}") from None
+        if not isinstance(row, dict) or any(k not in row for k in ROW_KEYS) \
+                or not isinstance(row["metrics"], dict):
+            raise StoreError(f"corrupt results store {path}, line {lineno}: not a store row "
+                             "(needs a JSON object with 'claim' and 'metrics')")
+        rows.append(row)
+    if not rows:
+        raise StoreError(f"empty results store: {path} has no rows")
+    return rows
+
+
+def load_meta(results_dir: str | Path, rows: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """Run metadata: ``run.json`` when present, completed with what the rows tell."""
+    results_dir = Path(results_dir)
+    run_path = results_dir / RUN
+    meta: dict[str, Any] = {}
+    if run_path.is_file():
+        try:
+            meta = json.loads(run_path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise StoreError(f"corrupt run metadata {run_path}: {err}") from None
+        if not isinstance(meta, dict):
+            raise StoreError(f"corrupt run metadata {run_path}: not a JSON object")
+        meta["complete"] = True
+    else:
+        meta["complete"] = False
+    derived = meta_from_rows(rows)
+    for key, value in derived.items():
+        meta.setdefault(key, value)
+    meta["results_dir"] = str(results_dir)
+    return meta
+
+
+def meta_from_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """What the store rows say about the run (used when ``run.json`` is absent)."""
+    def uniq(key: str) -> list[Any]:
+        return sorted({str(r[key]) for r in rows if r.get(key) is not None})
+
+    points: dict[tuple, float] = {}
+    for r in rows:
+        key = (r.get("claim"), r.get("budget"), r.get("point"), r.get("value"))
+        sec = r.get("seconds")
+        if isinstance(sec, int | float) and math.isfinite(sec):
+            points[key] = max(points.get(key, 0.0), float(sec))
+    versions: dict[str, Any] = {}
+    for r in rows:
+        if isinstance(r.get("versions"), dict):
+            versions = r["versions"]
+            break
+    out: dict[str, Any] = {}
+    if uniq("backend"):
+        out["backend"] = ", ".join(uniq("backend"))
+    if uniq("budget"):
+        out["budget"] = ", ".join(uniq("budget"))
+    if points:
+        out["runtime"] = round(sum(points.values()), 3)
+    if versions:
+        out["versions"] = versions
+    seeds = uniq("seed")
+    if seeds:
+        out["seeds"] = f"{len(seeds)} per-point seed(s) in the store"
+    return out
+
+
+def summarize(results_dir: str | Path) -> list[dict[str, Any]]:
+    """Summary entries from the store, via :func:`verify.summarize` (``summary.json`` if the
+    verify layer cannot rebuild them)."""
+    results_dir = Path(results_dir)
+    try:
+        from verify import summarize as _summarize  # noqa: PLC0415
+    except ImportError:
+        _summarize = None
+    if _summarize is not None:
+        return list(_summarize(results_dir))
+    path = results_dir / SUMMARY
+    if not path.is_file():
+        raise StoreError(f"cannot summarize {results_dir / STORE}: verify.summarize is "
+                         f"unavailable and {path} does not exist")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise StoreError(f"corrupt summary {path}: {err}") from None
+    if isinstance(data, dict):
+        data = data.get("claims") or data.get("entries") or []
+    if not isinstance(data, list):
+        raise StoreError(f"corrupt summary {path}: expected a list of entries")
+    return data
+
+
+# ----------------------------------------------------------------------------- shaping
+
+
+ENTRY_DEFAULTS: dict[str, Any] = {
+    "paper": "", "source": "", "statement": "", "kind": "", "verdict": None, "expected": "holds",
+    "measured": None, "interval": None, "predicted": None, "reason": "", "seconds": None,
+    "budget": None, "variable": "", "quantity": "", "scale": "loglog", "window": None,
+    "schedule": "", "touches": [], "law_latex": "", "law_derivation": "", "status": "complete",
+    "fit": None, "contrast_fit": None,
+}
+
+
+def normalize_entries(entries: Iterable[Mapping[str, Any]],
+                      rows: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
+    """Entries with every field present; claims seen in the store but absent from the
+    summary are added (status ``partial``) so that every stored claim is reported."""
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, Mapping) or not entry.get("id"):
+            raise ValueError(f"summary entry {i} has no `id`: {entry!r:.80}")
+        e = {**ENTRY_DEFAULTS, **dict(entry)}
+        e["touches"] = [str(t) for t in (e.get("touches") or [])]
+        if e["status"] == "missing":
+            e["verdict"] = e["verdict"] if e["verdict"] in ("holds", "violated") else None
+        out.append(e)
+        seen.add(e["id"])
+    for claim in dict.fromkeys(str(r.get("claim")) for r in rows):
+        if claim.startswith(COST_PREFIX) or claim in seen:
+            continue
+        out.append({**ENTRY_DEFAULTS, "id": claim, "status": "partial", "verdict": "inconclusive",
+                    "reason": "rows are in the store but the summary has no entry for this "
+                              "claim (interrupted run or unknown claim id)"})
+        seen.add(claim)
+    return out
+
+
+def claim_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
+    by: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by[str(r.get("claim"))].append(r)
+    return by
+
+
+def _finite(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _median(values: Sequence[float]) -> float | None:
+    vals = sorted(v for v in values if _finite(v))
+    if not vals:
+        return None
+    n = len(vals)
+    return vals[n // 2] if n % 2 else 0.5 * (vals[n // 2 - 1] + vals[n // 2])
+
+
+def cost_table(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per-algorithm cost to the common target from the ``costs.*`` rows: medians over the
+    replicates that reached the target, and how many did."""
+    groups: dict[tuple[str, str | None], list[Mapping[str, Any]]] = defaultdict(list)
+    for r in rows:
+        claim = str(r.get("claim"))
+        if claim.startswith(COST_PREFIX):
+            groups[(claim[len(COST_PREFIX):], r.get("budget"))].append(r)
+    table = []
+    for (algorithm, budget), grp in groups.items():
+        metrics = [r.get("metrics") or {} for r in grp]
+        reached_flags = [bool(_finite(m.get("reached")) and m.get("reached") >= 0.5)
+                         for m in metrics]
+        reached = [m for m, ok in zip(metrics, reached_flags) if ok]
+        item: dict[str, Any] = {
+            "algorithm": algorithm,
+            "budget": budget,
+            "replicates": len(grp),
+            "reached": sum(reached_flags),
+            "target": _median([m.get("target") for m in metrics]),
+        }
+        for key in COST_METRICS:
+            item[key] = _median([m.get(key) for m in reached])
+        table.append(item)
+    table.sort(key=lambda t: (str(t["budget"]), t["algorithm"]))
+    return table
+
+
+def figure_name(claim_id: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", claim_id) + ".png"
+
+
+def _tolerances(entries: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
+    """Each claim's tolerance: from the entry, else from the catalogue when it is importable."""
+    tol: dict[str, float | None] = {}
+    catalogue: Mapping[str, Any] = {}
+    try:
+        from verify import CLAIMS as catalogue  # noqa: PLC0415
+    except ImportError:
+        pass
+    for e in entries:
+        value = e.get("tolerance")
+        if value is None and e["id"] in catalogue:
+            value = getattr(catalogue[e["id"]], "tolerance", None)
+        tol[e["id"]] = float(value) if _finite(value) else None
+    return tol
+
+
+def _package_version() -> str:
+    try:
+        from importlib.metadata import version  # noqa: PLC0415
+
+        return version("bilevel-theory")
+    except Exception:  # noqa: BLE001
+        return "unknown"
+
+
+def _check_out_dir(out_dir: Path) -> None:
+    """Generated files never go inside a package (a directory with ``__init__.py``)."""
+    for d in (out_dir, *out_dir.parents):
+        if (d / "__init__.py").is_file():
+            raise ValueError(f"`out_dir` must not be inside a Python package, got {out_dir} "
+                             f"(package {d})")
+
+
+def jsonable(obj: Any) -> Any:
+    """``obj`` with non-finite floats as ``None`` and paths as strings (strict JSON)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, Mapping):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, Path):
+        return str(obj)
+    if hasattr(obj, "item") and callable(obj.item):  # numpy scalars
+        return jsonable(obj.item())
+    return obj
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def render_entries(entries: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None,
+                   rows: Sequence[Mapping[str, Any]], out_dir: str | Path) -> Path:
+    """Write the report for ``entries`` (+ ``meta``, store ``rows``) into ``out_dir``.
+
+    Returns the path of ``index.html``. See the module docstring for the inputs.
+    """
+    from . import figures, html, markdown  # noqa: PLC0415
+
+    out_dir = Path(out_dir).resolve()
+    _check_out_dir(out_dir)
+    rows = list(rows)
+    entries = normalize_entries(entries, rows)
+    meta = dict(meta or {})
+    meta.setdefault("report_date", datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
+    meta.setdefault("report_version", _package_version())
+    meta.setdefault("report_machine", platform.node() or "unknown")
+
+    fig_dir = out_dir / "figures"
+    fig_dir.mkdir(parents=True, exist_ok=True)
+    by_claim = claim_rows(rows)
+    figs: dict[str, str] = {}
+    overview = figures.overview_figure(entries, fig_dir / "overview.png", _tolerances(entries))
+    figs["overview"] = overview.relative_to(out_dir).as_posix()
+    for e in entries:
+        claim_rows_ = [r for r in by_claim.get(e["id"], [])
+                       if e.get("budget") is None or r.get("budget") in (None, e.get("budget"))]
+        if e["status"] == "missing" and not claim_rows_:
+            e["figure"] = None
+            continue
+        path = figures.claim_figure(e, claim_rows_, fig_dir / figure_name(e["id"]))
+        e["figure"] = figs[e["id"]] = path.relative_to(out_dir).as_posix()
+
+    costs = cost_table(rows)
+    report = {
+        "meta": meta,
+        "entries": entries,
+        "costs": costs,
+        "figures": figs,
+        "missing": [e["id"] for e in entries if e["status"] == "missing"],
+        "partial": [e["id"] for e in entries if e["status"] == "partial"],
+    }
+    (out_dir / "report.json").write_text(
+        json.dumps(jsonable(report), indent=2, ensure_ascii=False, allow_nan=False) + "\n",
+        encoding="utf-8")
+    (out_dir / "index.md").write_text(markdown.render_markdown(report), encoding="utf-8")
+    index = out_dir / "index.html"
+    index.write_text(html.render_html(report, out_dir), encoding="utf-8")
+    return index
+
+
+def render(results_dir: str | Path, out_dir: str | Path) -> Path:
+    """Render the report of the results in ``results_dir`` into ``out_dir``.
+
+    Reads ``results.jsonl`` (rows), ``run.json`` (if the run completed) and the summary
+    rebuilt by :func:`verify.summarize`; never reruns an experiment. Returns the path of
+    ``index.html``. Raises :class:`StoreError` (a ``ValueError``) naming the file for a
+    missing, empty or corrupt store.
+    """
+    results_dir = Path(results_dir)
+    if not results_dir.is_dir():
+        raise StoreError(f"results directory not found: {results_dir}")
+    rows = load_rows(results_dir / STORE)
+    meta = load_meta(results_dir, rows)
+    entries = summarize(results_dir)
+    return render_entries(entries, meta, rows, out_dir)

@@ -1,0 +1,200 @@
+"""The results store: atomic per-point appends, resume, corrupt and partial files."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+
+import numpy as np
+import pytest
+
+import verify.store as store_mod
+from verify import CorruptStore, ResultsStore, check, summarize
+from verify.claims.demo import DEMO_CLAIMS, average_noise
+from verify.runner import config_hash, point_seed
+
+VARIANCE = next(c for c in DEMO_CLAIMS if c.id == "demo.variance_vs_n")
+
+
+def rows_for(point, replicates=3, claim="c.x", budget="smoke", cfg="h"):
+    return [{"claim": claim, "budget": budget, "point": point, "value": float(point + 1),
+             "replicate": r, "replicates": replicates, "metrics": {"value": 1.0 / (point + 1)},
+             "config_hash": cfg, "seed": 7, "base_seed": 0, "backend": "numpy", "seconds": 0.1}
+            for r in range(replicates)]
+
+
+def counting(claim):
+    """The claim with a measure that records the points it is asked for."""
+    calls = []
+
+    def measure(x, replicates, seed, backend):
+        calls.append(x)
+        return average_noise(x, replicates, seed, backend)
+
+    return dataclasses.replace(claim, measure=measure), calls
+
+
+def test_each_point_is_one_append_write(tmp_path, monkeypatch):
+    writes, flags = [], []
+    real_write, real_open = os.write, os.open
+
+    def spy_write(fd, data):
+        writes.append(bytes(data))
+        return real_write(fd, data)
+
+    def spy_open(path, flag, *a):
+        if str(path).endswith("results.jsonl"):
+            flags.append(flag)
+        return real_open(path, flag, *a)
+
+    monkeypatch.setattr(store_mod.os, "write", spy_write)
+    monkeypatch.setattr(store_mod.os, "open", spy_open)
+    store = ResultsStore(tmp_path)
+    store.append_point(rows_for(0))
+    store.append_point(rows_for(1))
+    assert len(writes) == 2 and all(f & os.O_APPEND for f in flags)
+    assert [len(w.splitlines()) for w in writes] == [3, 3]
+    assert store.completed("c.x", "smoke", "h") == {0, 1}
+    with pytest.raises(ValueError, match="one sweep point"):
+        store.append_point(rows_for(0) + rows_for(1))
+
+
+def test_rows_carry_the_documented_fields(tmp_path):
+    claim = VARIANCE
+    check(claim, "smoke", seed=3, store=tmp_path)
+    lines = (tmp_path / "results.jsonl").read_text().splitlines()
+    assert len(lines) == len(claim.grid["smoke"]) * claim.replicates["smoke"]
+    row = json.loads(lines[-1])
+    for key in ("claim", "budget", "point", "value", "replicate", "metrics", "backend",
+                "versions", "config_hash", "seed", "seconds", "base_seed", "replicates"):
+        assert key in row
+    assert set(row["versions"]) == {"bilevel-theory", "numpy", "python"}
+    assert row["seed"] == point_seed(3, claim.id, row["point"])
+    assert row["config_hash"] == config_hash(claim, "smoke")
+
+
+def test_resume_skips_stored_points(tmp_path):
+    claim, calls = counting(VARIANCE)
+    store = ResultsStore(tmp_path)
+    store.append_point(check.__globals__["run_task"](check.__globals__["_tasks"](
+        claim, "smoke", 0, "numpy", None, ())[2]))  # point 2 already stored
+    first = check(claim, "smoke", seed=0, store=store)
+    assert sorted(calls) == sorted(x for i, x in enumerate(claim.grid["smoke"]) if i != 2)
+    calls.clear()
+    second = check(claim, "smoke", seed=0, store=store)
+    assert calls == []  # everything is stored
+    assert (second.verdict, second.measured, second.interval) == \
+        (first.verdict, first.measured, first.interval)
+    fresh = check(VARIANCE, "smoke", seed=0)  # in memory, nothing reused
+    assert (fresh.measured, fresh.interval) == (first.measured, first.interval)
+    # another base seed or another claim definition does not reuse these rows
+    check(claim, "smoke", seed=1, store=store)
+    assert len(calls) == len(claim.grid["smoke"])
+    calls.clear()
+    changed = dataclasses.replace(claim, tolerance=0.2)
+    check(changed, "smoke", seed=0, store=store)
+    assert len(calls) == len(claim.grid["smoke"])
+
+
+def test_incomplete_point_is_not_completed_and_duplicates_resolve(tmp_path):
+    store = ResultsStore(tmp_path)
+    store.append_point(rows_for(0)[:2])  # replicate 2 missing
+    assert store.completed("c.x", "smoke", "h") == set()
+    store.append_point(rows_for(0))
+    assert store.completed("c.x", "smoke", "h") == {0}
+    assert len(store.rows("c.x")) == 3
+
+
+@pytest.mark.parametrize("damage, what", [
+    ("not json{", "line 4 is not valid JSON"),
+    ('{"claim": "c.x"}', "line 4 lacks required keys"),
+    ("[1, 2]", "line 4 is not a JSON object"),
+    ("", "line 4 is empty"),
+])
+def test_corrupt_line_names_path_and_line(tmp_path, damage, what):
+    store = ResultsStore(tmp_path)
+    store.append_point(rows_for(0))
+    with open(store.path, "a") as fh:
+        fh.write(damage + "\n")
+    store.append_point(rows_for(1))
+    with pytest.raises(CorruptStore) as err:
+        store.completed("c.x", "smoke", "h")
+    assert str(store.path) in str(err.value) and what in str(err.value)
+    assert isinstance(err.value, ValueError)
+    with pytest.raises(CorruptStore):  # never skipped by any reader
+        summarize(tmp_path, claims=[VARIANCE], budget="smoke")
+
+
+def test_trailing_partial_line_is_ignored_with_a_warning_and_repaired(tmp_path):
+    store = ResultsStore(tmp_path)
+    store.append_point(rows_for(0))
+    store.append_point(rows_for(1))
+    data = store.path.read_bytes()
+    cut = data[: len(data) - 25]  # the last row of point 1 was cut short, no newline
+    store.path.write_bytes(cut)
+    reader = ResultsStore(tmp_path)
+    with pytest.warns(UserWarning, match=f"{tmp_path}.*partial last line.*line 6"):
+        assert reader.completed("c.x", "smoke", "h") == {0}  # point 1 will be recomputed
+    writer = ResultsStore(tmp_path)
+    with pytest.warns(UserWarning, match="removed a partial last line"):
+        writer.append_point(rows_for(1))
+    text = store.path.read_text()
+    assert text.endswith("\n") and all(json.loads(line) for line in text.splitlines())
+    assert ResultsStore(tmp_path).completed("c.x", "smoke", "h") == {0, 1}
+
+
+def test_partial_line_in_the_middle_is_corruption(tmp_path):
+    store = ResultsStore(tmp_path)
+    store.append_point(rows_for(0))
+    with open(store.path, "a") as fh:
+        fh.write('{"claim": "c.x", "bud')  # cut short, then more data was appended
+    with open(store.path, "a") as fh:
+        fh.write(json.dumps(rows_for(1)[0]) + "\n")
+    with pytest.raises(CorruptStore, match="line 4 is not valid JSON"):
+        ResultsStore(tmp_path).rows()
+
+
+def test_non_finite_metrics_round_trip(tmp_path):
+    store = ResultsStore(tmp_path)
+    rows = rows_for(0)
+    rows[1]["metrics"]["value"] = float("nan")
+    rows[2]["metrics"]["value"] = float("inf")
+    store.append_point(rows)
+    got = [r["metrics"]["value"] for r in ResultsStore(tmp_path).rows()]
+    assert got[0] == 1.0 and np.isnan(got[1]) and got[2] == np.inf
+
+
+def test_summarize_statuses_from_the_store_alone(tmp_path):
+    claim, calls = counting(VARIANCE)
+    store = ResultsStore(tmp_path)
+    tasks = check.__globals__["_tasks"](claim, "smoke", 0, "numpy", None, ())
+    for t in tasks[:2]:
+        store.append_point(check.__globals__["run_task"](t))
+    other = next(c for c in DEMO_CLAIMS if c.id == "demo.geometric_bias")
+    entries = {e["id"]: e for e in summarize(tmp_path, claims=[claim, other], budget="smoke")}
+    assert entries[other.id]["status"] == "missing"
+    assert entries[other.id]["verdict"] == "inconclusive"
+    assert entries[other.id]["reason"] == "not run"
+    part = entries[claim.id]
+    assert part["status"] == "partial" and part["points"] == 2
+    assert part["verdict"] == "inconclusive" and "only 2 point" in part["reason"]
+    for t in tasks[2:5]:
+        store.append_point(check.__globals__["run_task"](t))
+    part = summarize(tmp_path, claims=[claim], budget="smoke")[0]
+    assert part["status"] == "partial" and part["points"] == 5 and part["fit"]["slope"]
+    calls.clear()
+    full = check(claim, "smoke", seed=0, store=store)
+    assert len(calls) == 3  # only the missing points ran
+    entry = summarize(tmp_path, claims=[claim], budget="smoke")[0]
+    assert entry["status"] == "complete" and entry["measured"] == full.measured
+    assert json.dumps(entry, allow_nan=False)  # strict JSON
+
+
+def test_unwritable_directory_is_reported(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(OSError, match="cannot write results"):
+        ResultsStore(blocker / "sub").ensure_writable()
+    with pytest.raises(NotADirectoryError):
+        ResultsStore(blocker)
