@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
+from array_api_compat import is_array_api_obj
 
 from problems import FederatedQuadratic, Oracle, get_backend
 from problems.validation import check_int, check_real, unknown_names
@@ -82,6 +83,8 @@ class Algorithm:
     kinds: ClassVar[tuple[str, ...]] = ("bilevel",)
     defaults: ClassVar[dict[str, Any]] = {}
     has_y: ClassVar[bool] = True
+    #: sampling scheme when the algorithm has no ``replace`` hyperparameter (``None``: none)
+    sampling_replace: ClassVar[bool | None] = None
 
     def __init__(self, problem: FederatedQuadratic, **hyperparameters: Any):
         if not isinstance(problem, FederatedQuadratic):
@@ -105,7 +108,7 @@ class Algorithm:
                     "samples"):
             if key in hp and hp[key] is not None:
                 hp[key] = check_int(key, hp[key], minimum=1)
-        if "sampled_clients" in hp and hp.get("replace") is False:
+        if "sampled_clients" in hp and hp.get("replace", self.sampling_replace) is False:
             if hp["sampled_clients"] > self.problem.clients:
                 raise ValueError(f"`sampled_clients` must be ≤ clients ({self.problem.clients}) "
                                  f"when sampling without replacement, got {hp['sampled_clients']}")
@@ -143,7 +146,7 @@ def _freeze(xp, state: dict, previous: dict, frozen, R: int) -> dict:
     out = {}
     for key, new in state.items():
         old = previous.get(key)
-        if (old is not None and hasattr(new, "shape") and new.ndim >= 1 and new.shape[0] == R
+        if (old is not None and is_array_api_obj(new) and new.ndim >= 1 and new.shape[0] == R
                 and getattr(old, "shape", None) == new.shape):
             mask = xp.reshape(frozen, (R,) + (1,) * (new.ndim - 1))
             out[key] = xp.where(mask, old, new)

@@ -145,6 +145,7 @@ class MemFBO(Algorithm):
     participation without replacement (see module docstring)."""
 
     name = "memfbo"
+    sampling_replace = False
     kinds = ("bilevel", "compositional")
     defaults = dict(
         penalty=10.0, local_steps=5,
@@ -156,9 +157,7 @@ class MemFBO(Algorithm):
     )
 
     def validate(self, hp):
-        hp["replace"] = False
         hp = super().validate(hp)
-        del hp["replace"]
         lam = check_real("penalty", hp["penalty"], minimum=0.0, strict_minimum=True)
         try:
             _penalty_system(self.problem, lam)

@@ -27,6 +27,9 @@ Conventions of the asymptotic calculus (one place, used by every function):
   ``−1/2``; complexities are then "up to polylog factors" (Õ), as the papers state them.
 * Exponential dependence ``r^var`` gives ``±∞`` when sympy can decide the sign of ``log r`` and a
   ``ValueError`` (pointing to :func:`geometric_ratio`) otherwise.
+* Terms are compared in magnitude; cancellation *between* terms is not resolved
+  (``√(K+1) − √K`` reads as ``K^{1/2}``).  The papers' bounds are sums of positive terms (AFBO's
+  ``1 − (1−ημ)^{T−1}`` only subtracts an exponentially small term).
 * Terms sharing the largest exponent form the *dominant part* (ties are summed).  Symbolic
   exponents are compared with sympy (``assume`` substitutions help); undecidable orderings raise.
 * The result is the **asymptotic** answer.  Where the leading term changes with the range (e.g.
@@ -41,7 +44,9 @@ the rate.
 
 from __future__ import annotations
 
+import functools
 import math
+import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -265,6 +270,7 @@ def _checked(value: sp.Expr, var: sp.Symbol, what: sp.Expr) -> sp.Expr:
     return value
 
 
+@functools.lru_cache(maxsize=8192)
 def _factor_exponent(f: sp.Expr, var: sp.Symbol) -> sp.Expr:
     """``lim log|f| / log var`` as ``var → ∞`` for one factor of a product."""
     if not f.has(var):
@@ -285,6 +291,7 @@ def _factor_exponent(f: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return _checked(total, var, f)
 
 
+@functools.lru_cache(maxsize=8192)
 def _term_exponent(term: sp.Expr, var: sp.Symbol) -> sp.Expr:
     total = sp.Integer(0)
     for f in sp.Mul.make_args(term):
@@ -411,6 +418,7 @@ def exponent_at_order(expr: Any, var: str | sp.Symbol, second: str | sp.Symbol,
     return leading_exponent(part, _sym_of(expr, second), second_at, assume)
 
 
+@functools.lru_cache(maxsize=1024)
 def _monomial(group: sp.Expr, var: sp.Symbol, a: sp.Expr) -> sp.Expr:
     """The coefficient ``c`` with ``group ≍ c·var^a`` (log factors in ``var`` dropped)."""
     coeff = sp.Integer(0)
@@ -434,7 +442,7 @@ def _monomial(group: sp.Expr, var: sp.Symbol, a: sp.Expr) -> sp.Expr:
                 c *= sp.exp(lim)
             # else a log factor: lower order, dropped (Õ)
         coeff += c
-    return sp.simplify(coeff)
+    return sp.factor_terms(coeff)
 
 
 def balance_point(a: Any, b: Any, var: str | sp.Symbol) -> sp.Expr:
@@ -462,9 +470,21 @@ def _solve_monomials(c1: sp.Expr, a1: sp.Expr, c2: sp.Expr, a2: sp.Expr) -> sp.E
         raise ValueError(f"no unique solution of {c1}·v^{a1} = {c2}·v^{a2}")
     sol = sp.powsimp(sp.exp(sp.expand(sols[0])), force=True)
     closed = (c2 / c1) ** (1 / (a1 - a2))
-    if sp.simplify(sp.expand_log(sp.log(sol) - sp.log(closed), force=True)) != 0:
+    if not _numerically_equal(sol, closed):
         raise ValueError(f"solve gave {sol}, expected {closed}")
     return sol
+
+
+def _numerically_equal(a: sp.Expr, b: sp.Expr, trials: int = 3) -> bool:
+    """``a == b`` at random positive values of their symbols (cheap check of a derivation)."""
+    syms = sorted((a.free_symbols | b.free_symbols), key=lambda s: s.name)
+    rng = random.Random(0)
+    for _ in range(trials):
+        point = {s: sp.Float(rng.uniform(0.05, 0.45)) for s in syms}  # keeps 1 − θμ > 0
+        va, vb = complex(a.evalf(subs=point)), complex(b.evalf(subs=point))
+        if not math.isclose(abs(va - vb), 0, abs_tol=1e-9 * max(1.0, abs(vb))):
+            return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -486,7 +506,7 @@ class Inversion:
     dropped: tuple[sp.Expr, ...] = ()
 
 
-def invert(expr: Any, var: str | sp.Symbol, eps_: str | sp.Symbol = "epsilon",
+def invert(expr: Any, var: str | sp.Symbol, eps: str | sp.Symbol = "epsilon",
            floor: str = "raise", assume: Mapping | None = None) -> Inversion:
     """Asymptotic inversion of ``expr(var) = ε`` as ``ε → 0``.
 
@@ -500,8 +520,14 @@ def invert(expr: Any, var: str | sp.Symbol, eps_: str | sp.Symbol = "epsilon",
     small by another parameter).  Growing terms (``a > 0`` and not ``O(ε)``) always raise.
     """
     expr = _expr(expr)
-    var = _sym_of(expr, var)
-    e_sym = _sym_of(expr, eps_)
+    return _invert(expr, _sym_of(expr, var), _sym_of(expr, eps), floor,
+                   tuple(sorted((assume or {}).items(), key=str)))
+
+
+@functools.lru_cache(maxsize=256)
+def _invert(expr: sp.Expr, var: sp.Symbol, e_sym: sp.Symbol, floor: str,
+            assume_items: tuple) -> Inversion:
+    assume = dict(assume_items)
     compatible, dropped, sols = [], [], []
     for a, group in _groups(expr, var, assume):
         c = _monomial(group, var, a)
@@ -529,19 +555,19 @@ def invert(expr: Any, var: str | sp.Symbol, eps_: str | sp.Symbol = "epsilon",
                      dropped=tuple(dropped))
 
 
-def epsilon_exponent(expr: Any, var: str | sp.Symbol, eps_: str | sp.Symbol = "epsilon",
+def epsilon_exponent(expr: Any, var: str | sp.Symbol, eps: str | sp.Symbol = "epsilon",
                      floor: str = "raise", assume: Mapping | None = None) -> sp.Expr:
     """The ``ε``-exponent of ``var(ε)`` (:func:`invert`): ``1/√(nK) + 1/K → −2``."""
-    return invert(expr, var, eps_, floor, assume).eps_exponent
+    return invert(expr, var, eps, floor, assume).eps_exponent
 
 
-def inverse_exponent_in(expr: Any, var: str | sp.Symbol, eps_: str | sp.Symbol,
+def inverse_exponent_in(expr: Any, var: str | sp.Symbol, eps: str | sp.Symbol,
                         other: str | sp.Symbol, floor: str = "raise",
                         assume: Mapping | None = None) -> sp.Expr:
     """The exponent in ``other`` (as ``other → ∞``) of ``var(ε)``: ``κ^{5/2}/√(nK) + κ³/K``
     gives ``K(ε) ≍ κ⁵ε^{−2}/n``: ``−1`` in ``n`` (linear speedup), ``5`` in ``κ``."""
     expr = _expr(expr)
-    inv = invert(expr, var, eps_, floor, assume)
+    inv = invert(expr, var, eps, floor, assume)
     return leading_exponent(inv.solution, _sym_of(expr, other), sp.oo, assume)
 
 
@@ -658,7 +684,7 @@ def _num(value: sp.Expr, subs: Mapping | None, b: Bound) -> float:
 
 
 def law_for(bound_name: str | Bound, kind: str, var: str | None = None, *,
-            second: str | None = None, eps_: str = "epsilon", other: str | None = None,
+            second: str | None = None, eps: str = "epsilon", other: str | None = None,
             at: Any = sp.oo, subs: Mapping | None = None, floor: str = "raise",
             assume: Mapping | None = None) -> Prediction:
     """Derive a claim's prediction from a registered bound.
@@ -688,7 +714,7 @@ def law_for(bound_name: str | Bound, kind: str, var: str | None = None, *,
         part = dominant_part(b.expr, v, at, assume)
         how = f"exponent in {s2} of the dominant term in {v} ({sp.sstr(part)}): {sym}"
     elif kind in ("epsilon_exponent", "inverse_exponent"):
-        inv = invert(b.expr, v, b.symbol(eps_) if eps_ in b.symbols else eps_, floor, assume)
+        inv = invert(b.expr, v, b.symbol(eps) if eps in b.symbols else eps, floor, assume)
         if kind == "epsilon_exponent":
             sym = inv.eps_exponent
             how = f"ε-exponent of {v}(ε) ≍ {sp.sstr(inv.solution)}"

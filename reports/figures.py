@@ -280,8 +280,8 @@ def _title(ax, entry: Mapping[str, Any]) -> None:
     if status != "complete":
         label += f" ({status})"
     expected = entry.get("expected")
-    if expected and expected != verdict:
-        label += f", expected {expected}"
+    if expected and status != "missing":
+        label += f" (expected {expected})" if expected != verdict else " (as expected)"
     ax.set_title(f"{entry.get('id', '?')}\n{label}", color=color, fontweight="bold", loc="left")
 
 
@@ -325,6 +325,15 @@ def _scatter_fit(ax, x, y, fit, scale, window, color, name, slope_name="slope"):
         if mk.any():
             ax.plot(fx[mk], fm[mk], "o", color=color, markeredgecolor="black",
                     markeredgewidth=0.6, markersize=6, label=lab("replicate mean"), zorder=4)
+    excluded = (fit or {}).get("excluded") or {}
+    if excluded.get("x") and excluded.get("mean"):
+        ex = np.asarray([_num(v) for v in excluded["x"]], float)
+        em = np.asarray([_num(v) for v in excluded["mean"]], float)
+        keep = _plottable(ex, em, scale) if ex.size == em.size else np.zeros(0, bool)
+        if keep.any():
+            ax.plot(ex[keep], em[keep], "o", markerfacecolor="white", markeredgecolor=color,
+                    markeredgewidth=1.4, markersize=6, zorder=4,
+                    label=lab("mean outside the fit window"))
     anchor = None
     if fit:
         line = fitted_line(fit, scale, window)
@@ -357,8 +366,14 @@ def _predicted_label(entry: Mapping[str, Any], predicted: float) -> str:
 
 
 def _note(ax, text: str) -> None:
-    ax.text(0.99, 0.01, text, transform=ax.transAxes, ha="right", va="bottom", fontsize=9,
-            color="#555555", bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8})
+    import textwrap  # noqa: PLC0415
+
+    text = "\n".join("\n".join(textwrap.wrap(part, 78, max_lines=3, placeholder=" …"))
+                     for part in text.split("\n"))
+    ax.text(0.01, 0.01, text, transform=ax.transAxes, ha="left", va="bottom", fontsize=9,
+            color="#7a3b00", zorder=10,
+            bbox={"facecolor": "white", "edgecolor": "#d9a066", "alpha": 0.92,
+                  "boxstyle": "round,pad=0.3"})
 
 
 def _placeholder(ax, text: str) -> None:
@@ -460,10 +475,14 @@ def _rate(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> No
         notes.append(f"{dropped} non-finite or non-positive value(s) not drawn")
     if entry.get("status") == "partial":
         notes.append("partial: the run was interrupted")
-    if entry.get("fit") is None and x.size:
+    fit = entry.get("fit") or {}
+    if fit.get("problem"):
+        problem = str(fit["problem"])
+        notes.append(problem if "fitted" in problem else f"not fitted: {problem}")
+    elif entry.get("fit") is None and x.size:
         notes.append("no fit (too few points)")
     if notes:
-        _note(ax, "; ".join(notes))
+        _note(ax, ".\n".join(notes))
     fx = _fit_arrays(entry.get("fit"))
     _ticks(ax, np.concatenate([x, fx["x"]]) if fx else x, scale)
     _legend(ax)
@@ -472,6 +491,12 @@ def _rate(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> No
 def _exact(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> None:
     x, y = series(rows, "value")
     xp, yp = series(rows, "predicted")
+    details = entry.get("details") or {}
+    if not xp.size and details.get("predicted_x") and details.get("predicted_per_point"):
+        xp = np.asarray([_num(v) for v in details["predicted_x"]], float)
+        yp = np.asarray([_num(v) for v in details["predicted_per_point"]], float)
+        if xp.size != yp.size:
+            xp = yp = np.zeros(0)
     ok = np.isfinite(x) & np.isfinite(y)
     predicted = _num(entry.get("predicted"))
     measured = _num(entry.get("measured"))

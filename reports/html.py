@@ -19,14 +19,15 @@ from .figures import VERDICT_COLORS, latex_png
 
 CSS = """
 body { font-family: -apple-system, "Segoe UI", "DejaVu Sans", Helvetica, Arial, sans-serif;
-       margin: 0 auto; max-width: 1500px; padding: 1em 2em 4em; color: #1b1b1b;
+       margin: 0 auto; max-width: 1500px; padding: 1em 1.5em 4em; color: #1b1b1b;
        line-height: 1.45; font-size: 15px; }
 h1 { border-bottom: 2px solid #444; padding-bottom: .2em; }
 h2 { border-bottom: 1px solid #bbb; padding-bottom: .15em; margin-top: 2em; }
 h3 { margin-top: 2em; font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; }
-table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: 13.5px; }
+table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: 13px; }
+.src { overflow-wrap: anywhere; }
 table.wide { width: 100%; }
-td.id code { white-space: nowrap; overflow-wrap: normal; }
+td.id code { overflow-wrap: normal; word-break: keep-all; }
 td.stmt { min-width: 14em; }
 td.stmt img { max-width: 26em; height: auto; vertical-align: middle; }
 th, td { border: 1px solid #c8c8c8; padding: .3em .55em; vertical-align: top; text-align: left; }
@@ -57,7 +58,10 @@ td.stmt code { font-size: 12px; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .15em 1em; margin: .6em 0; }
 dl.facts dt { font-weight: bold; color: #444; }
 dl.facts dd { margin: 0; }
-img.fig { max-width: 100%; width: 720px; height: auto; border: 1px solid #ddd; }
+img.fig { max-width: 100%; width: 640px; height: auto; border: 1px solid #ddd; }
+.claim-body { display: flex; flex-wrap: wrap; gap: 1em 2em; align-items: flex-start; }
+.claim-text { flex: 1 1 420px; min-width: 0; }
+.claim-fig { flex: 0 1 640px; }
 img.overview { max-width: 100%; width: 990px; height: auto; border: 1px solid #ddd; }
 nav a { margin-right: 1em; }
 .small { color: #555; font-size: 13px; }
@@ -78,6 +82,12 @@ def _img(path: Path, alt: str, cls: str) -> str:
 
 def anchor(claim_id: str) -> str:
     return "claim-" + "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in claim_id)
+
+
+def _id_link(claim_id: str) -> str:
+    """A link to the claim's section; the id may break after its paper prefix only."""
+    text = ".<wbr />".join(_e(part) for part in claim_id.split(".", 1))
+    return f'<a href="#{anchor(claim_id)}"><code>{text}</code></a>'
 
 
 def _verdict(e: Mapping[str, Any]) -> str:
@@ -195,8 +205,8 @@ def render_html(report: Mapping[str, Any], out_dir: Path) -> str:
     for i, e in enumerate(entries, start=1):
         rows.append([
             str(i),
-            f'<a href="#{anchor(e["id"])}"><code>{_e(e["id"])}</code></a>',
-            f"{_e(e.get('paper'))}<br />" f'<span class="small">{_e(e.get("source"))}</span>',
+            _id_link(e["id"]),
+            f"{_e(e.get('paper'))}<br />" f'<span class="small src">{_e(e.get("source"))}</span>',
             _statement_cell(e.get("statement")),
             _e(e.get("kind")),
             _e(md.predicted(e)),
@@ -217,7 +227,7 @@ def render_html(report: Mapping[str, Any], out_dir: Path) -> str:
         h.append(_table(
             ["Claim", "Verdict", "Expected", "Measured vs predicted", "Interval", "Reason",
              "Touches"],
-            [[f'<a href="#{anchor(e["id"])}"><code>{_e(e["id"])}</code></a>', _verdict(e),
+            [[_id_link(e["id"]), _verdict(e),
               _e(e.get("expected")),
               _e(f"{md.num(e.get('measured'))} vs {md.predicted(e)}"),
               _e(md.interval(e.get("interval")) or "—"), _e(e.get("reason") or "—"),
@@ -266,6 +276,7 @@ def _claim(e: Mapping[str, Any], out_dir: Path) -> str:
          f"<h3>{_e(e['id'])}</h3>",
          f"<p>{_verdict(e)} <span class=\"small\">expected: {_e(e.get('expected') or 'holds')}"
          "</span></p>"]
+    h.append('<div class="claim-body"><div class="claim-text">')
     if e.get("paper") or e.get("source"):
         h.append(f"<p><b>{_e(e.get('paper'))}</b> — {_e(e.get('source'))}</p>")
     if e.get("statement"):
@@ -289,10 +300,12 @@ def _claim(e: Mapping[str, Any], out_dir: Path) -> str:
         ("Touches", "<br />".join(_e(t) for t in e.get("touches") or []) or "—"),
     ]
     h.append('<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{val}</dd>" for k, val in facts)
-             + "</dl>")
+             + "</dl></div>")
     if e.get("figure"):
-        h.append(_img(out_dir / e["figure"], f"figure of {e['id']}", "fig"))
+        h.append('<div class="claim-fig">'
+                 + _img(out_dir / e["figure"], f"figure of {e['id']}", "fig") + "</div>")
     elif e.get("status") == "missing":
-        h.append("<p><i>No data: this claim has no rows in the store.</i></p>")
-    h.append("</section>")
+        h.append('<div class="claim-fig"><p><i>No data: this claim has no rows in the store.'
+                 "</i></p></div>")
+    h.append("</div></section>")
     return "\n".join(h)

@@ -27,6 +27,9 @@ META_FIELDS = (
     ("seed", "Seed"),
     ("seeds", "Seeds"),
     ("machine", "Machine"),
+    ("workers", "Workers"),
+    ("pattern", "Claims pattern"),
+    ("catalogue", "Catalogue"),
     ("python", "Python"),
     ("numpy", "NumPy"),
     ("runtime", "Runtime"),
@@ -78,7 +81,7 @@ def measured(e: Mapping[str, Any]) -> str:
 
 def predicted(e: Mapping[str, Any]) -> str:
     if e.get("predicted") is None:
-        return "bound (see section)" if e.get("kind") == "bounded_by" else "—"
+        return "see bound" if e.get("kind") == "bounded_by" else "—"
     p = num(e["predicted"])
     return f"≤ {p}" if e.get("kind") == "at_most" else p
 

@@ -46,33 +46,28 @@ class StoreError(ValueError):
 def load_rows(path: str | Path) -> list[dict[str, Any]]:
     """The rows of a results store (``results.jsonl``, or a directory holding one).
 
-    Raises :class:`StoreError` naming the file when it is missing, empty, or has a line that
-    is not a JSON object with ``claim`` and ``metrics``.
+    Read with :class:`verify.ResultsStore` (same rules as the runner: a replicate stored twice
+    counts once, a cut-short last line is ignored with a warning). Raises :class:`StoreError`
+    naming the file when it is missing, empty or corrupt.
     """
+    from verify import CorruptStore, ResultsStore  # noqa: PLC0415
+
     path = Path(path)
-    if path.is_dir():
-        path = path / STORE
-    if not path.is_file():
-        raise StoreError(f"results store not found: {path}")
-    rows: list[dict[str, Any]] = []
+    directory = path if path.is_dir() else path.parent
+    file = directory / STORE
+    if path.is_file() and path.name != STORE:
+        raise StoreError(f"results store must be named {STORE}, got {path}")
+    if not file.is_file():
+        raise StoreError(f"results store not found: {file}")
     try:
-        text = path.read_text(encoding="utf-8")
+        rows = ResultsStore(directory).rows()
+    except CorruptStore as err:
+        raise StoreError(f"corrupt results store: {err}") from None
     except UnicodeDecodeError as err:
-        raise StoreError(f"corrupt results store {path}: not UTF-8 text ({err.reason})") from None
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise StoreError(f"corrupt results store {path}, line {lineno}: {err.msg}") from None
-        if not isinstance(row, dict) or any(k not in row for k in ROW_KEYS) \
-                or not isinstance(row["metrics"], dict):
-            raise StoreError(f"corrupt results store {path}, line {lineno}: not a store row "
-                             "(needs a JSON object with 'claim' and 'metrics')")
-        rows.append(row)
+        raise StoreError(f"corrupt results store: {file}: not UTF-8 text ({err.reason})") \
+            from None
     if not rows:
-        raise StoreError(f"empty results store: {path} has no rows")
+        raise StoreError(f"empty results store: {file} has no rows")
     return rows
 
 
@@ -91,10 +86,29 @@ def load_meta(results_dir: str | Path, rows: Sequence[Mapping[str, Any]] = ()) -
         meta["complete"] = True
     else:
         meta["complete"] = False
+    meta = normalize_meta(meta)
     derived = meta_from_rows(rows)
     for key, value in derived.items():
         meta.setdefault(key, value)
     meta["results_dir"] = str(results_dir)
+    return meta
+
+
+def normalize_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """``run.json`` as written by ``verify.run_suite`` mapped onto the report's fields
+    (``package_version`` → ``version``, ``runtime_seconds`` → ``runtime``, ``machine`` as text)."""
+    meta = dict(meta)
+    if "version" not in meta and "package_version" in meta:
+        meta["version"] = meta["package_version"]
+    if "runtime" not in meta and "runtime_seconds" in meta:
+        meta["runtime"] = meta["runtime_seconds"]
+    machine = meta.get("machine")
+    if isinstance(machine, Mapping):
+        parts = [str(machine.get("platform") or "")]
+        extra = [str(machine["processor"])] if machine.get("processor") else []
+        if machine.get("cpu_count"):
+            extra.append(f"{machine['cpu_count']} CPUs")
+        meta["machine"] = (parts[0] + (f" ({', '.join(extra)})" if extra else "")).strip()
     return meta
 
 
@@ -196,6 +210,22 @@ def claim_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str,
     for r in rows:
         by[str(r.get("claim"))].append(r)
     return by
+
+
+def entry_rows(entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]
+               ) -> list[Mapping[str, Any]]:
+    """The rows behind one summary entry: its budget, base seed and backend when the entry
+    names them, and of those the latest claim definition (config hash)."""
+    out = list(rows)
+    for key, row_key in (("budget", "budget"), ("seed", "base_seed"), ("backend", "backend")):
+        want = entry.get(key)
+        if want is not None and any(r.get(row_key) is not None for r in out):
+            out = [r for r in out if r.get(row_key) in (None, want)]
+    hashes = [r.get("config_hash") for r in out if r.get("config_hash") is not None]
+    if hashes:
+        latest = hashes[-1]
+        out = [r for r in out if r.get("config_hash") in (None, latest)]
+    return out
 
 
 def _finite(v: Any) -> bool:
@@ -317,8 +347,7 @@ def render_entries(entries: Iterable[Mapping[str, Any]], meta: Mapping[str, Any]
     overview = figures.overview_figure(entries, fig_dir / "overview.png", _tolerances(entries))
     figs["overview"] = overview.relative_to(out_dir).as_posix()
     for e in entries:
-        claim_rows_ = [r for r in by_claim.get(e["id"], [])
-                       if e.get("budget") is None or r.get("budget") in (None, e.get("budget"))]
+        claim_rows_ = entry_rows(e, by_claim.get(e["id"], []))
         if e["status"] == "missing" and not claim_rows_:
             e["figure"] = None
             continue
@@ -354,7 +383,7 @@ def render(results_dir: str | Path, out_dir: str | Path) -> Path:
     results_dir = Path(results_dir)
     if not results_dir.is_dir():
         raise StoreError(f"results directory not found: {results_dir}")
-    rows = load_rows(results_dir / STORE)
+    rows = load_rows(results_dir)
     meta = load_meta(results_dir, rows)
     entries = summarize(results_dir)
     return render_entries(entries, meta, rows, out_dir)

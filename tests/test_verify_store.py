@@ -12,7 +12,7 @@ import pytest
 import verify.store as store_mod
 from verify import CorruptStore, ResultsStore, check, summarize
 from verify.claims.demo import DEMO_CLAIMS, average_noise
-from verify.runner import config_hash, point_seed
+from verify.runner import _tasks, config_hash, point_seed, run_task
 
 VARIANCE = next(c for c in DEMO_CLAIMS if c.id == "demo.variance_vs_n")
 
@@ -77,8 +77,8 @@ def test_rows_carry_the_documented_fields(tmp_path):
 def test_resume_skips_stored_points(tmp_path):
     claim, calls = counting(VARIANCE)
     store = ResultsStore(tmp_path)
-    store.append_point(check.__globals__["run_task"](check.__globals__["_tasks"](
-        claim, "smoke", 0, "numpy", None, ())[2]))  # point 2 already stored
+    store.append_point(run_task(_tasks(claim, "smoke", 0, "numpy", None, ())[2]))
+    calls.clear()  # point 2 is stored
     first = check(claim, "smoke", seed=0, store=store)
     assert sorted(calls) == sorted(x for i, x in enumerate(claim.grid["smoke"]) if i != 2)
     calls.clear()
@@ -168,9 +168,9 @@ def test_non_finite_metrics_round_trip(tmp_path):
 def test_summarize_statuses_from_the_store_alone(tmp_path):
     claim, calls = counting(VARIANCE)
     store = ResultsStore(tmp_path)
-    tasks = check.__globals__["_tasks"](claim, "smoke", 0, "numpy", None, ())
+    tasks = _tasks(claim, "smoke", 0, "numpy", None, ())
     for t in tasks[:2]:
-        store.append_point(check.__globals__["run_task"](t))
+        store.append_point(run_task(t))
     other = next(c for c in DEMO_CLAIMS if c.id == "demo.geometric_bias")
     entries = {e["id"]: e for e in summarize(tmp_path, claims=[claim, other], budget="smoke")}
     assert entries[other.id]["status"] == "missing"
@@ -180,7 +180,7 @@ def test_summarize_statuses_from_the_store_alone(tmp_path):
     assert part["status"] == "partial" and part["points"] == 2
     assert part["verdict"] == "inconclusive" and "only 2 point" in part["reason"]
     for t in tasks[2:5]:
-        store.append_point(check.__globals__["run_task"](t))
+        store.append_point(run_task(t))
     part = summarize(tmp_path, claims=[claim], budget="smoke")[0]
     assert part["status"] == "partial" and part["points"] == 5 and part["fit"]["slope"]
     calls.clear()

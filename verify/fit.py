@@ -188,27 +188,26 @@ def fit(x, values, scale: str = "loglog", window: tuple[float, float] | None = N
     if bad:
         counts = ", ".join(f"x={x[i]:.6g}: {int((~np.isfinite(arrays[i])).sum())} of "
                            f"{arrays[i].size}" for i in bad)
-        return result(problem=f"non-finite (NaN/inf) replicates ({counts}); not fitted")
+        return result(problem=f"non-finite (NaN/inf) replicates ({counts})")
     if use.sum() < min_points:
         return result(problem=f"only {int(use.sum())} point(s) in the window "
-                              f"{window!r} (need ≥ {min_points}); not fitted")
+                              f"{window!r} (need ≥ {min_points})")
     if scale == "loglog" and np.any(xu <= 0):
         return result(problem=f"sweep values ≤ 0 (x={fmt_x(xu[xu <= 0])}) cannot be "
-                              "log-transformed; not fitted")
+                              "log-transformed")
     if scale in ("loglog", "semilog"):
         if np.any(mu <= 0):
             return result(problem=f"mean ≤ 0 at x={fmt_x(xu[mu <= 0])} "
-                                  f"(mean {fmt_x(mu[mu <= 0])}): cannot take logs; not fitted")
+                                  f"(mean {fmt_x(mu[mu <= 0])}): cannot take logs")
         limit = max(rel_floor * float(mu.max()), floor if floor is not None else 0.0,
                     1e3 * np.finfo(float).tiny)
         low = mu <= limit
         if np.any(low):
             return result(problem=f"values at a floating-point floor at x={fmt_x(xu[low])} "
-                                  f"(mean {fmt_x(mu[low])} ≤ {limit:.3g}); narrow the window; "
-                                  "not fitted")
+                                  f"(mean {fmt_x(mu[low])} ≤ {limit:.3g}); narrow the window")
     X = np.log(xu) if scale == "loglog" else xu
     if np.ptp(X) == 0:
-        return result(problem="all sweep values in the window are equal; not fitted")
+        return result(problem="all sweep values in the window are equal")
     Y = np.log(mu) if scale != "linear" else mu
     Xc = X - X.mean()
     sxx = float(Xc @ Xc)
@@ -217,9 +216,8 @@ def fit(x, values, scale: str = "loglog", window: tuple[float, float] | None = N
     if scale != "linear":
         positive = np.all(bu > 0, axis=1)
         if positive.mean() < 1 - alpha:
-            return result(slope, intercept,
-                          problem=f"{100 * (1 - positive.mean()):.1f}% of bootstrap means are "
-                                  "≤ 0: the mean is not resolved away from 0; not fitted")
+            return result(problem=f"{100 * (1 - positive.mean()):.1f}% of bootstrap means are "
+                                  "≤ 0: the mean is not resolved away from 0")
         Yb = np.log(bu[positive])
     else:
         Yb = bu

@@ -125,6 +125,11 @@ def _metrics_from(claim: Claim, out: Any, replicates: int) -> dict[str, list[flo
 
 # ---------------------------------------------------------------------------------- tasks
 
+class MeasureError(RuntimeError):
+    """A claim's ``measure`` raised (a bug in the claim or the algorithm, not bad input:
+    reported with its traceback, naming the claim, the point and the seed)."""
+
+
 @dataclass(frozen=True)
 class Task:
     """One sweep point of one claim."""
@@ -150,7 +155,12 @@ def run_task(task: Task) -> list[dict]:
     """Run one sweep point; return its store rows (one per replicate)."""
     claim = _resolve(task)
     start = time.perf_counter()
-    out = claim.measure(task.x, task.replicates, task.seed, task.backend)
+    try:
+        out = claim.measure(task.x, task.replicates, task.seed, task.backend)
+    except Exception as err:
+        raise MeasureError(f"claim {claim.id}: `measure` failed at point {task.index} "
+                           f"({claim.variable}={task.x:g}, seed {task.seed}): "
+                           f"{type(err).__name__}: {err}") from err
     seconds = time.perf_counter() - start
     metrics = _metrics_from(claim, out, task.replicates)
     common = {"claim": claim.id, "budget": task.budget, "point": task.index,
@@ -471,8 +481,10 @@ def summarize(results_dir: str | os.PathLike, claims: Iterable[Claim | str] | No
               n_boot: int = N_BOOT) -> list[dict]:
     """Summary entries rebuilt from ``results_dir/results.jsonl`` alone (no experiment rerun).
 
-    ``claims``: claims or ids (default: the whole catalogue, the one recorded in ``run.json``
-    when ``catalogue`` is not given).  ``budget``: default, the budget of ``run.json`` or else
+    ``claims``: claims or ids (default: the catalogue's claims that have rows in the store or
+    were selected by the run recorded in ``run.json``, in catalogue order; pass
+    ``verify.CLAIMS.values()`` for the whole catalogue).  ``catalogue``: default, the one
+    recorded in ``run.json``, else the papers' catalogue.  ``budget``: default, the budget of ``run.json`` or else
     each claim's latest stored budget.  For each claim, rows of its current definition (config
     hash) from its latest stored run (base seed, backend) are used; a claim without rows is
     ``missing`` (verdict ``inconclusive``, reason ``not run``), one with some points
@@ -496,7 +508,9 @@ def summarize(results_dir: str | os.PathLike, claims: Iterable[Claim | str] | No
         _check_budget(budget)
     store = ResultsStore(results_dir)
     if claims is None:
-        chosen = list(load(catalogue).values())
+        stored = {r["claim"] for r in store.rows()}
+        named = set(run_info.get("claims") or ())
+        chosen = [c for cid, c in load(catalogue).items() if cid in stored or cid in named]
     else:
         chosen = [_claim_of(c, catalogue) for c in claims]
     out = []

@@ -84,10 +84,10 @@ def max_width(claim: Claim) -> float:
 def judge_matches(f: Fit, predicted: float, tol: float, width: float,
                   what: str = "slope") -> tuple[str, str]:
     """``matches``/``geometric``: the interval against the band ``predicted ± tol``."""
-    if not f.ok:
-        return "inconclusive", f"{what} not fitted: {f.problem}"
-    lo, hi = f.interval
     band = f"predicted {g(predicted)} ± {g(tol)}"
+    if not f.ok:
+        return "inconclusive", f"{what} not fitted ({band}): {f.problem}"
+    lo, hi = f.interval
     head = f"{what} {g(f.slope)} {interval_str(f.interval)}"
     if hi < predicted - tol or lo > predicted + tol:
         return "violated", f"{head} excludes {band}"
@@ -100,10 +100,11 @@ def judge_matches(f: Fit, predicted: float, tol: float, width: float,
 def judge_at_most(f: Fit, predicted: float, tol: float, width: float,
                   what: str = "slope") -> tuple[str, str]:
     """``at_most``: the interval against the upper bound ``predicted + tol``."""
-    if not f.ok:
-        return "inconclusive", f"{what} not fitted: {f.problem}"
-    lo, hi = f.interval
     bound = predicted + tol
+    if not f.ok:
+        return "inconclusive", (f"{what} not fitted (bound: ≤ predicted {g(predicted)} + tol "
+                                f"{g(tol)}): {f.problem}")
+    lo, hi = f.interval
     head = f"{what} {g(f.slope)} {interval_str(f.interval)}"
     rule = f"bound: {what} ≤ predicted {g(predicted)} + tol {g(tol)} = {g(bound)}"
     if lo > bound:
@@ -137,7 +138,8 @@ def _health(claim: Claim, x: np.ndarray, metrics: Sequence[Mapping[str, np.ndarr
                 problems.append(f"{claim.variable}={x[i]:.6g}: {nf} of {a.size} non-finite (NaN/inf) "
                                 f"'{name}'")
     if problems:
-        return "runs diverged or produced NaN/inf, not fitted: " + "; ".join(problems)
+        return (f"runs diverged or produced NaN/inf, not fitted (predicted "
+                f"{g(claim.law.value)} ± {g(claim.tolerance)}): " + "; ".join(problems))
     return None
 
 
