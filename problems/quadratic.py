@@ -368,7 +368,7 @@ class FederatedQuadratic:
         d = self.dim_x + self.dim_y
         Z = np.concatenate([np.zeros((1, d)), np.eye(d)])[:, None, :]
         x, y = Z[..., :self.dim_x], Z[..., self.dim_x:]
-        rows = max(256, min(CHUNK, (1 << 20) // ((d + 1) * d)))
+        rows = max(256, min(CHUNK, (1 << 18) // ((d + 1) * d)))
         ref = None
         s1 = np.zeros((d, d + 1))
         s2 = np.zeros((d + 1, d + 1))

@@ -42,10 +42,13 @@ def single_level(prob):
 
 
 def tail_bias(prob, trace, tail):
-    """‖∇Φ(x̄)‖² with x̄ the mean of the last ``tail`` iterates over all replicates (∇Φ is
-    affine, so this is ‖E[∇Φ(x_k)]‖²: the bias, with the variance averaged out)."""
-    x = trace.x[:, -tail:].reshape(-1, prob.dim_x)
-    return float((prob.hypergradient(x.mean(0)) ** 2).sum())
+    """Bias of the stationary regime: ``(‖ḡ‖² − noise, noise)`` with ``ḡ`` the mean of
+    ``∇Φ(x_k)`` over the last ``tail`` iterates and all replicates (∇Φ is affine, so ``ḡ`` is
+    ∇Φ at the averaged iterate) and ``noise = tr Cov(ḡ)`` estimated from the spread of the
+    per-replicate tail means; ``‖ḡ‖² − noise`` is an unbiased estimate of ``‖E ∇Φ(x_k)‖²``."""
+    g = prob.hypergradient(trace.x[:, -tail:]).mean(axis=1)  # (R, dim_x)
+    noise = float(g.var(axis=0, ddof=1).sum() / g.shape[0])
+    return float((g.mean(axis=0) ** 2).sum()) - noise, noise
 
 
 # ---------------------------------------------------------------------------- registry
@@ -72,8 +75,8 @@ def test_fednest_variance_floor(name):
 
     Noise-free, so Thm. 3.1 with σ = 0 reads O(1/(min ᾱ_j K) + b²) (b² ≈ 1e-6 here) for a
     K-independent step; measured: the per-iterate floor is ~7% of the start (< 100×
-    reduction), it scales with α (÷4 step ⇒ floor ÷ ~4), and the tail-averaged iterate has
-    ‖∇Φ‖² < 1e-3 of the start (the mean is unbiased)."""
+    reduction), it scales with α (÷4 step ⇒ floor ÷ ~4), and the bias of the tail-averaged
+    iterate is below a tenth of the floor (3-σ upper bound)."""
     prob = bilevel(0.1)
     a0 = 0.5 / prob.constants["L_phi"]
     tr = run(name, prob, rounds=400, replicates=8, seed=0)
@@ -82,7 +85,8 @@ def test_fednest_variance_floor(name):
     floor, floor4 = tr.stationarity[:, -200:].mean(), tr4.stationarity[:, -200:].mean()
     assert floor > 1e-2 * s0, f"{name}: no floor ({s0:.3g} -> {floor:.3g})"
     assert 2.5 < floor / floor4 < 6.0, f"floor ratio {floor / floor4:.3g} (∝ α predicts 4)"
-    assert tail_bias(prob, tr, 200) < 1e-3 * s0
+    bias, noise = tail_bias(prob, tr, 200)
+    assert bias + 3 * noise < 0.1 * floor, (bias, noise, floor)  # the floor is not bias
 
 
 def test_fedsvrg_single_level_converges():
@@ -116,19 +120,21 @@ def test_compositional_specialization(name):
 
 # ---------------------------------------------------------------------------- bias & drift
 def test_lfednest_bias_shrinks_with_heterogeneity():
-    """LFedNest's local IHGP inverts each client's own Hessian: its fixed point is biased
-    under Hessian heterogeneity.  Full participation (no sampling noise), bias measured on the
-    tail-averaged iterate (standard error ≈ 6e-6 at 16 replicates, measured separately)."""
-    bias, plateau = {}, {}
-    for h in (0.4, 0.2, 0.0):
+    """LFedNest's local IHGP inverts each client's own Hessian, so its fixed point is biased
+    under Hessian heterogeneity.  Full participation (no sampling noise); the bias is measured
+    on the tail-averaged iterate, net of its estimated noise (``tail_bias``).  Measured:
+    1.6e-2 (h = 0.6), 1.1e-3 (h = 0.3), −9e-6 ± 3e-5 (h = 0): ≈ h⁴, zero for identical clients
+    (up to the 1e-3-relative Neumann bias).  Start ‖∇Φ‖² ≈ 13."""
+    bias, noise, plateau = {}, {}, {}
+    for h in (0.6, 0.3, 0.0):
         prob = bilevel(h)
-        tr = run("lfednest", prob, rounds=300, replicates=16, seed=0, sampled_clients=20)
-        bias[h] = tail_bias(prob, tr, 150)
-        plateau[h] = tr.stationarity[:, -150:].mean()
-    assert bias[0.4] > 5 * bias[0.2] > 5 * bias[0.0], bias
-    assert bias[0.4] > 1e-3, bias  # well above zero (start ‖∇Φ‖² ≈ 13)
-    assert bias[0.0] < 1e-5, bias  # identical clients: only the 1e-3 Neumann bias remains
-    assert plateau[0.4] > plateau[0.0], plateau
+        tr = run("lfednest", prob, rounds=220, replicates=12, seed=0, sampled_clients=20)
+        bias[h], noise[h] = tail_bias(prob, tr, 100)
+        plateau[h] = tr.stationarity[:, -100:].mean()
+    assert bias[0.6] > 4 * bias[0.3], bias
+    assert bias[0.3] > 10 * noise[0.3], (bias, noise)  # well above zero, resolved
+    assert abs(bias[0.0]) < 3 * noise[0.0], (bias, noise)  # consistent with zero
+    assert plateau[0.6] > plateau[0.3] > plateau[0.0], plateau
 
 
 @pytest.mark.parametrize("h", [0.1, 0.4])
@@ -167,7 +173,9 @@ def test_ledger_fednest_exact(replicates):
     assert np.all(led.per_round("jvp_calls") == NS)
     trunc = tr.extras["truncation"]
     assert trunc.shape == (6, replicates)
-    np.testing.assert_array_equal(led.per_round("hvp_calls"), NS * trunc.mean(axis=1))
+    # exact for R = 1; for R > 1 the ledger's per-replicate mean carries float round-off
+    np.testing.assert_allclose(led.per_round("hvp_calls"), NS * trunc.mean(axis=1),
+                               rtol=1e-12, atol=1e-12)
 
 
 def test_ledger_other_variants_exact():
@@ -270,6 +278,29 @@ def test_minimax_partial_participation_floor():
     tr = run("fednest", prob, rounds=150, replicates=4, seed=0, sampled_clients=10)
     floor = (tr.distance_to(prob.x_star)[:, -50:] / tr.distance_to(prob.x_star)[:, :1]).mean()
     assert 1e-10 < floor < 1e-6, floor
+
+
+def test_minimax_fednest_equals_lfednest_on_paper_instance():
+    """FINDING: on the §4.3 instance FedNest and LFedNest produce the same iterates (to
+    round-off), with full or partial participation: every client has the same Hessian in its
+    local variable (I in y, λI in x; A_i = t_i I only couples x and y), so FedAvg/LFedOut
+    local steps average to exactly the SVRG-corrected ones.  Fig. 4's gap between them
+    ("FedNest ... controlling client-drift") cannot come from this instance; the official
+    notebook's FedNest cell drops b_i from its updates."""
+    prob = QuadraticMinimax.fednest_instance(clients=100, dim=10, seed=0)
+    for part in (100, 10):
+        a = run("fednest", prob, rounds=40, replicates=2, seed=0, sampled_clients=part)
+        b = run("lfednest", prob, rounds=40, replicates=2, seed=0, sampled_clients=part)
+        np.testing.assert_allclose(a.x, b.x, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(a.y, b.y, rtol=1e-9, atol=1e-12)
+
+
+def test_benchmark_curves_smoke():
+    from benchmarks.fednest_minimax import curves
+
+    data = curves(clients=20, epochs=3, sampled=5)
+    assert len(data) == 12
+    assert all(dx.shape == (4,) and np.all(np.isfinite(dy)) for dx, dy in data.values())
 
 
 # ---------------------------------------------------------------------------- reproducibility

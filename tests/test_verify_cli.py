@@ -105,7 +105,7 @@ def test_verify_exit_codes_summary_and_report(tmp_path):
                 "numpy", "runtime_seconds", "argv"):
         assert key in run, key
     # a claim whose verdict differs from its expected one: exit 1, with the reason
-    r = invoke("verify", "--catalogue", "test_verify_cli:MISMATCH", "--out", str(out),
+    r = invoke("verify", "--catalogue", f"{__name__}:MISMATCH", "--out", str(out),
                "--quiet")
     assert r.exit_code == 1, r.output
     assert "demo.mismatch: violated (expected holds)" in r.stdout
@@ -178,3 +178,20 @@ def test_real_entry_point_registers_the_commands():
     r = CliRunner().invoke(main, ["verify", "--budget", "huge"])
     assert r.exit_code == 2 and "Traceback" not in r.output
     assert r.stderr.strip().count("\n") == 0
+
+
+def test_select_and_catalogue():
+    from verify import CLAIMS, load, select  # noqa: PLC0415
+
+    assert not any(cid.startswith("demo.") for cid in CLAIMS)  # demos stay out
+    demo = load(CATALOGUE)
+    assert [c.id for c in select("demo.variance_*", demo)] == [
+        "demo.variance_vs_n", "demo.variance_contrast", "demo.variance_bounded"]
+    assert [c.id for c in select("geometric", demo)] == ["demo.geometric_bias"]
+    assert len(select(None, demo)) == len(DEMO_CLAIMS)
+    with pytest.raises(ValueError, match="close matches: demo.rounds_exact"):
+        select("demo.rounds_exat", demo)
+    with pytest.raises(ValueError, match="MODULE:ATTRIBUTE|module:ATTRIBUTE"):
+        load("verify.claims.demo")
+    with pytest.raises(ValueError, match="has no 'NOPE'"):
+        load("verify.claims.demo:NOPE")

@@ -198,3 +198,19 @@ def test_unwritable_directory_is_reported(tmp_path):
         ResultsStore(blocker / "sub").ensure_writable()
     with pytest.raises(NotADirectoryError):
         ResultsStore(blocker)
+
+
+def test_failing_measure_names_the_point_and_keeps_earlier_points(tmp_path):
+    from verify.runner import MeasureError  # noqa: PLC0415
+
+    def measure(x, replicates, seed, backend):
+        if x >= 8:
+            raise FloatingPointError("overflow")
+        return average_noise(x, replicates, seed, backend)
+
+    claim = dataclasses.replace(VARIANCE, measure=measure)
+    with pytest.raises(MeasureError, match=r"demo.variance_vs_n.*point 3 \(n=8, seed \d+\).*"
+                                           r"FloatingPointError: overflow"):
+        check(claim, "smoke", seed=0, store=tmp_path)
+    assert ResultsStore(tmp_path).completed(claim.id, "smoke", config_hash(claim, "smoke"),
+                                            0, "numpy") == {0, 1, 2}

@@ -1,0 +1,88 @@
+"""Communication and oracle cost of every bilevel algorithm on one common instance.
+
+Users choose algorithms by what it costs to reach a target: each algorithm runs with its
+default hyperparameters on the same noise-free, mildly heterogeneous instance, and for every
+replicate the first round ``k`` from which ``‖∇Φ(x_j)‖² ≤ target·‖∇Φ(x_0)‖²`` for all
+``j ≥ k`` gives the cumulative ledger there (communication rounds, gradient, Hessian-vector and Jacobian-vector calls).
+Algorithms that stop at a biased point (see their docstrings) may never reach the target:
+``reached = 0`` and the costs are NaN.  Rows go to the results store under the ids
+``costs.<algorithm>`` (read by the reports); a rerun skips what is stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterable
+
+import numpy as np
+
+from bilevel_theory import ALGORITHMS, run
+from problems import QuadraticBilevel
+
+from .claim import BUDGETS
+from .store import ResultsStore, versions
+
+INSTANCE = dict(clients=20, dim_x=5, dim_y=5, kappa=5.0, heterogeneity=0.1, noise=0.0, seed=0)
+TARGET = 1e-2
+ROUNDS = {"smoke": 300, "standard": 1000, "full": 3000}
+REPLICATES = {"smoke": 2, "standard": 8, "full": 32}
+#: single-level FedSVRG optimizes f(x, ·) only: its stationarity is not ‖∇Φ‖²
+EXCLUDED = frozenset({"fedsvrg"})
+PREFIX = "costs."
+
+
+def algorithms() -> list[str]:
+    """The bilevel algorithms compared (every registered one that accepts a bilevel problem)."""
+    return sorted(n for n, cls in ALGORITHMS.items() if "bilevel" in cls.kinds and n not in EXCLUDED)
+
+
+def _config_hash(name: str, budget: str) -> str:
+    spec = dict(algorithm=name, instance=INSTANCE, target=TARGET, rounds=ROUNDS[budget],
+                replicates=REPLICATES[budget])
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def cost_to_target(trace, target: float = TARGET) -> dict[str, np.ndarray]:
+    """Per replicate: the ledger at the first round from which ``‖∇Φ‖²`` stays at or below
+    ``target·‖∇Φ(x_0)‖²`` until the end of the run (a random estimator can dip below the
+    target by chance and leave it again: that does not count as reaching it)."""
+    stat = trace.stationarity
+    below = stat <= target * stat[:, :1]
+    settled = np.flip(np.logical_and.accumulate(np.flip(below, axis=1), axis=1), axis=1)
+    reached = settled[:, -1]
+    first = np.where(reached, settled.argmax(axis=1), 0)
+    led = trace.ledger
+    out = {"reached": reached.astype(float), "target": np.full(len(stat), target),
+           "final_stationarity": stat[:, -1] / stat[:, 0]}
+    for name in ("rounds", "grad_calls", "hvp_calls", "jvp_calls"):
+        out[f"{name}_to_target"] = np.where(reached, getattr(led, name)[first], np.nan)
+    return out
+
+
+def measure_costs(out: str, budget: str = "smoke", seed: int = 0, backend: str = "numpy",
+                  names: Iterable[str] | None = None) -> list[str]:
+    """Run the cost comparison into the store at ``out``; returns the ids computed now."""
+    if budget not in BUDGETS:
+        raise ValueError(f"`budget` must be one of {list(BUDGETS)}, got {budget!r}")
+    store = ResultsStore(out)
+    problem = QuadraticBilevel.random(**INSTANCE)
+    done = []
+    for name in names or algorithms():
+        cid, chash = PREFIX + name, _config_hash(name, budget)
+        if store.completed(cid, budget, chash, seed, backend):
+            continue
+        start = time.perf_counter()
+        trace = run(name, problem, rounds=ROUNDS[budget], replicates=REPLICATES[budget],
+                    seed=seed, backend=backend)
+        metrics = cost_to_target(trace)
+        common = dict(claim=cid, budget=budget, point=0, value=TARGET,
+                      replicates=REPLICATES[budget], backend=backend, versions=versions(),
+                      config_hash=chash, seed=seed, base_seed=seed,
+                      seconds=time.perf_counter() - start)
+        store.append_point([{**common, "replicate": r,
+                             "metrics": {k: float(v[r]) for k, v in metrics.items()}}
+                            for r in range(REPLICATES[budget])])
+        done.append(cid)
+    return done
