@@ -106,6 +106,8 @@ class Oracle:
 
     # ------------------------------------------------------------------ noise & counting
     def _noisy(self, exact, sigma: float, samples: int, count: Any) -> Any:
+        if samples != 1:
+            samples = check_int("samples", samples, minimum=1)
         self.counter.grad += self._count(exact, samples, count)
         if sigma == 0.0:
             return exact

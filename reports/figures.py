@@ -90,11 +90,10 @@ def math_label(text: str | None) -> str:
     if not text:
         return ""
     text = str(text)
-    text = mathtext_source(text)
     if "$" in text:
         candidate = text
     elif any(ch in text for ch in "\\^_{}"):
-        candidate = f"${text}$"
+        candidate = f"${mathtext_source(text)}$"
     elif len(text) <= 3 and text.isalpha():
         candidate = f"${text}$"  # a single symbol such as n, K, N, tau
     else:
@@ -114,7 +113,18 @@ _MATHTEXT_SUBS = (
     (r"\\(?:big|Big|bigg|Bigg)[lrm]?(?![A-Za-z])", ""),
     (r"\\displaystyle(?![A-Za-z])", ""),
     (r"\\!", ""),
+    (r"\\frac\s*([A-Za-z0-9])\s*([A-Za-z0-9])", r"\\frac{\1}{\2}"),  # \frac1n
 )
+
+
+def looks_like_prose(text: str) -> bool:
+    """Whether ``text`` is a sentence rather than a formula (then it is not typeset)."""
+    import re  # noqa: PLC0415
+
+    stripped = re.sub(r"\\(?:text|mathrm|operatorname|mathit|textrm)\s*\{[^}]*\}", " ", text)
+    stripped = re.sub(r"\\[A-Za-z]+", " ", stripped)
+    words = re.findall(r"(?<![A-Za-z_^])[A-Za-z]{4,}(?![A-Za-z])", stripped)
+    return len(words) >= 3
 
 
 def mathtext_source(latex: str) -> str:
@@ -123,7 +133,9 @@ def mathtext_source(latex: str) -> str:
 
     for pattern, repl in _MATHTEXT_SUBS:
         latex = re.sub(pattern, repl, latex)
-    return latex
+    # plain words (4+ letters, not a command or an argument) upright with their spaces
+    return re.sub(r"(?<![\\A-Za-z{])([A-Za-z]{4,}(?:[ ]+[A-Za-z]+)*)(?![A-Za-z}])",
+                  r"\\text{\1}", latex)
 
 
 def latex_png(latex: str, fontsize: float = 13.0) -> bytes | None:
@@ -131,7 +143,7 @@ def latex_png(latex: str, fontsize: float = 13.0) -> bytes | None:
     from matplotlib.font_manager import FontProperties  # noqa: PLC0415
     from matplotlib.mathtext import math_to_image  # noqa: PLC0415
 
-    if not latex or not latex.strip():
+    if not latex or not latex.strip() or looks_like_prose(latex):
         return None
     body = latex.strip().strip("$")
     body = mathtext_source(" ".join(body.split()))  # mathtext is single-line
@@ -516,7 +528,7 @@ def _exact(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> N
         ux = np.unique(x[ok])
         med = np.array([np.median(y[ok][x[ok] == u]) for u in ux])
         ax.scatter(x[ok], y[ok], s=14, color=SERIES_A, alpha=0.3, linewidths=0,
-                   label="measured: replicates")
+                   label="replicates")
         ax.plot(ux, med, "o", color=SERIES_A, markeredgecolor="black", markersize=7,
                 label="measured count (median)")
         okp = np.isfinite(xp) & np.isfinite(yp)
@@ -580,7 +592,7 @@ def overview_figure(entries: Sequence[Mapping[str, Any]], path: Path,
     for e in entries:
         m, p = _num(e.get("measured")), _num(e.get("predicted"))
         iv = e.get("interval") or [math.nan, math.nan]
-        if math.isfinite(m) and math.isfinite(p) and e.get("kind") != "bounded_by":
+        if math.isfinite(m) and math.isfinite(p):
             devs.append(m - p)
             los.append(_num(iv[0]) - p if len(iv) == 2 else math.nan)
             his.append(_num(iv[1]) - p if len(iv) == 2 else math.nan)
@@ -604,7 +616,7 @@ def overview_figure(entries: Sequence[Mapping[str, Any]], path: Path,
         ys = np.arange(len(entries))[::-1]
         for yi, e, d, lo, hi, tol in zip(ys, entries, devs_a, los_a, his_a, tols):
             if math.isfinite(tol):
-                left = -lim if e.get("kind") == "at_most" else -tol
+                left = -lim if e.get("kind") in ("at_most", "bounded_by") else -tol
                 ax.fill_betweenx([yi - 0.4, yi + 0.4], left, tol, color="#a6dba0",
                                  alpha=0.55, linewidth=0, zorder=0)
             verdict = e.get("verdict") or "missing"
@@ -641,7 +653,7 @@ def overview_figure(entries: Sequence[Mapping[str, Any]], path: Path,
         ax.set_ylim(-0.7, len(entries) - 0.3)
         ax.set_xlim(-lim, lim)
         ax.set_xlabel("measured − predicted\n(log–log exponent; log-ratio for geometric "
-                      "claims; count for exact claims)")
+                      "claims;\ncount for exact claims; mean/bound ratio for bounded_by)")
         ax.grid(True, axis="x", alpha=0.35)
         ax.set_title("All claims: measured slope against the theorem's prediction", loc="left",
                      fontweight="bold")

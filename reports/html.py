@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import markdown as md
-from .figures import VERDICT_COLORS, latex_png
+from .figures import VERDICT_COLORS, latex_png, looks_like_prose
 
 CSS = """
 body { font-family: -apple-system, "Segoe UI", "DejaVu Sans", Helvetica, Arial, sans-serif;
@@ -29,6 +29,7 @@ table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: 13px; }
 table.wide { width: 100%; }
 td.id code { overflow-wrap: normal; word-break: keep-all; }
 td.stmt { min-width: 14em; }
+td.paper { min-width: 8em; }
 td.stmt img { max-width: 26em; height: auto; vertical-align: middle; }
 th, td { border: 1px solid #c8c8c8; padding: .3em .55em; vertical-align: top; text-align: left; }
 th { background: #eef0f3; position: sticky; top: 0; }
@@ -140,6 +141,8 @@ def _statement_cell(latex: str | None) -> str:
     latex = (latex or "").strip()
     if not latex:
         return ""
+    if looks_like_prose(latex):
+        return _e(latex)
     png = latex_png(latex, fontsize=11.0)
     if png:
         return f'<img {_size(png)}alt="{_e(latex)}" title="{_e(latex)}" src="{data_uri(png)}" />'
@@ -151,6 +154,8 @@ def _latex(latex: str) -> str:
     latex = (latex or "").strip()
     if not latex:
         return ""
+    if looks_like_prose(latex):
+        return f"<p>{_e(latex)}</p>"
     png = latex_png(latex)
     img = (f'<div class="eq"><img {_size(png)}alt="{_e(latex)}" src="{data_uri(png)}" /></div>'
            if png else "")
@@ -217,7 +222,7 @@ def render_html(report: Mapping[str, Any], out_dir: Path) -> str:
         ])
     h.append(_table(["#", "Claim", "Paper and source", "Statement", "Kind", "Predicted",
                      "Measured [interval]", "Verdict", "Expected", "Time"], rows,
-                    num_cols=(0, 5, 6, 9), classes={1: "id", 3: "stmt"}, wide=True))
+                    num_cols=(0, 5, 6, 9), classes={1: "id", 2: "paper", 3: "stmt"}, wide=True))
 
     h.append('<h2 id="ledger">Discrepancy ledger</h2>')
     h.append('<p class="small">Every claim that is violated or inconclusive, with the '

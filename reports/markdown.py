@@ -83,6 +83,8 @@ def predicted(e: Mapping[str, Any]) -> str:
     if e.get("predicted") is None:
         return "see bound" if e.get("kind") == "bounded_by" else "—"
     p = num(e["predicted"])
+    if e.get("kind") == "bounded_by":
+        return f"mean/bound ≤ {p}"
     return f"≤ {p}" if e.get("kind") == "at_most" else p
 
 
@@ -95,6 +97,8 @@ def seconds(v: Any) -> str:
         return "—"
     if x >= 120:
         return f"{x / 60:.1f} min"
+    if x < 0.05:
+        return "< 0.1 s"
     return f"{x:.1f} s"
 
 
@@ -188,7 +192,7 @@ def _code(text: Any) -> str:
         return ""
     fence = "``" if "`" in text else "`"
     pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}".replace("|", "\\|")
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
@@ -198,10 +202,12 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
 
 
 def _math(latex: str) -> list[str]:
+    from .figures import looks_like_prose  # noqa: PLC0415
+
     latex = latex.strip()
     if not latex:
         return []
-    if "$" in latex:
+    if "$" in latex or looks_like_prose(latex):
         return [latex, ""]
     return ["```math", latex, "```", ""]
 

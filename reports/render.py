@@ -137,9 +137,11 @@ def meta_from_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         out["runtime"] = round(sum(points.values()), 3)
     if versions:
         out["versions"] = versions
-    seeds = uniq("seed")
-    if seeds:
-        out["seeds"] = f"{len(seeds)} per-point seed(s) in the store"
+    base = uniq("base_seed")
+    if base:
+        out["seed"] = ", ".join(base)
+    elif uniq("seed"):
+        out["seeds"] = f"{len(uniq('seed'))} per-point seed(s) in the store"
     return out
 
 

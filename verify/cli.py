@@ -5,8 +5,13 @@
 Exit codes (DESIGN §3): ``verify`` exits 0 when every verdict equals its claim's expected
 verdict, 1 otherwise; ``compare`` exits 1 when a verdict differs from the baseline (or a
 baseline claim has no result); any bad input (unknown pattern, with close matches; unknown
-budget or backend; unwritable ``--out``; a missing or invalid baseline) prints one line
-``error: …`` on stderr and exits 2.
+budget or backend; unwritable ``--out``; a missing or invalid baseline; a ``--scheduler``
+that cannot be reached, or dask not installed) prints one line ``error: …`` on stderr and
+exits 2.
+
+``verify --scheduler tcp://HOST:PORT`` runs the points on an existing Dask cluster instead of
+``--workers`` local processes (extra ``distributed``); the connection times out after Dask's
+``distributed.comm.timeouts.connect`` (env ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``).
 
 Hidden option ``--catalogue MODULE:ATTRIBUTE`` (environment variable
 ``BILEVEL_THEORY_CATALOGUE``) on ``list`` and ``verify`` selects another collection of claims,
@@ -161,15 +166,18 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
     @click.option("--backend", default="numpy", show_default=True, help="numpy | cupy")
     @click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1),
                   help="local worker processes")
-    # A distributed executor adds `--scheduler tcp://HOST:PORT` here and passes it on to
-    # run_suite(scheduler=...), which hands it to runner.make_executor.
+    @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                  help="run the points on the Dask cluster with this scheduler instead of "
+                       "local processes (needs the extra: pip install "
+                       "'bilevel-theory[distributed]')")
     @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0),
                   help="base seed (per-point seeds derive from it)")
     @click.option("--report", "report", default=None, type=click.Path(file_okay=False),
                   help="also render a report into this directory")
     @click.option("--quiet", is_flag=True, help="no progress bar")
     @_catalogue_option
-    def verify(pattern, budget, out, backend, workers, seed, report, quiet, catalogue) -> None:
+    def verify(pattern, budget, out, backend, workers, scheduler, seed, report, quiet,
+               catalogue) -> None:
         """Run the claims matching PATTERN and judge them; exit 1 if a verdict differs from
         its expected one."""
         from .runner import SUMMARY, run_suite  # noqa: PLC0415
@@ -179,7 +187,8 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
         if report is not None and after_verify is None:
             raise ValueError("`--report`: no report renderer is installed")
         results = run_suite(pattern, budget=budget, out=out, backend=backend, workers=workers,
-                            seed=seed, progress=not quiet, catalogue=catalogue)
+                            seed=seed, progress=not quiet, catalogue=catalogue,
+                            scheduler=scheduler)
         entries = [r.to_dict() for r in results]
         if not entries:
             click.echo("no claims to verify: the catalogue is empty", err=True)

@@ -16,8 +16,9 @@ exactly), so a resumed run and an uninterrupted one give identical summaries.
 :class:`SerialExecutor` (``workers=1``, in process) or :class:`ProcessPoolExecutor`
 (``workers>1``, a ``concurrent.futures`` process pool, ``spawn`` context).  The parent process
 is the only writer of the store: each finished point is appended as it arrives.
-:func:`make_executor` is the single place where an executor is chosen; a distributed
-executor (``--scheduler tcp://HOST:PORT``) plugs in there.
+:func:`make_executor` is the single place where an executor is chosen; with a ``scheduler``
+(``--scheduler tcp://HOST:PORT``) it is :class:`verify.distributed.DaskExecutor`, which submits
+the tasks to an existing Dask cluster (the optional extra ``distributed``, imported lazily).
 """
 
 from __future__ import annotations
@@ -219,14 +220,22 @@ class ProcessPoolExecutor(Executor):
             self._pool = None
 
 
-def make_executor(workers: int = 1, scheduler: str | None = None) -> Executor:
-    """The executor for ``workers`` local processes.  ``scheduler`` (``tcp://HOST:PORT``) is
-    reserved for the distributed executor (not available yet)."""
+def make_executor(workers: int = 1, scheduler: Any = None) -> Executor:
+    """The executor for ``workers`` local processes, or, with ``scheduler`` (an address
+    ``tcp://HOST:PORT`` or a ``distributed.Client``), a :class:`verify.distributed.DaskExecutor`
+    on that Dask cluster (``workers`` must then stay 1: the cluster's workers run the points).
+    Without dask installed, a ``scheduler`` raises ``DistributedUnavailable`` (a ``ValueError``
+    naming the extra ``distributed``)."""
     if isinstance(workers, bool) or not isinstance(workers, int | np.integer) or workers < 1:
         raise ValueError(f"`workers` must be an integer ≥ 1, got {workers!r}")
     if scheduler is not None:
-        raise ValueError("`scheduler`: distributed execution is not available yet; use "
-                         "`workers` for a local process pool")
+        if workers != 1:
+            raise ValueError(f"`workers` ({workers}) sets the local process pool; with "
+                             "`scheduler` the cluster's workers run the points (leave "
+                             "`workers` at 1)")
+        from .distributed import DaskExecutor  # noqa: PLC0415
+
+        return DaskExecutor(scheduler)
     return SerialExecutor() if workers == 1 else ProcessPoolExecutor(int(workers))
 
 
@@ -390,17 +399,19 @@ def _claim_of(claim: Claim | str, catalogue: str | None) -> Claim:
 
 def check(claim: Claim | str, budget: str = "smoke", seed: int = 0, backend: str = "numpy",
           store: ResultsStore | str | os.PathLike | None = None, *, workers: int = 1,
-          catalogue: str | None = None, progress: bool = False, n_boot: int = N_BOOT) -> Result:
+          catalogue: str | None = None, progress: bool = False, n_boot: int = N_BOOT,
+          scheduler: Any = None) -> Result:
     """Run ``claim`` (a :class:`Claim` or an id) at ``budget`` and judge it.
 
     With ``store`` (a :class:`ResultsStore` or a directory), points already stored are reused
-    and new points are appended; without, everything is kept in memory.
+    and new points are appended; without, everything is kept in memory.  ``workers`` local
+    processes, or a Dask cluster at ``scheduler`` (see :func:`make_executor`).
     """
     _check_budget(budget)
     seed = _check_seed(seed)
     _check_backend(backend)
     claim = _claim_of(claim, catalogue)
-    executor = make_executor(workers)
+    executor = make_executor(workers, scheduler)
     if store is None:
         stored: dict[int, list[dict]] = {}
         tasks = _tasks(claim, budget, seed, backend, catalogue, ())
@@ -423,10 +434,12 @@ def check(claim: Claim | str, budget: str = "smoke", seed: int = 0, backend: str
 
 def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.PathLike = "results",
               backend: str = "numpy", workers: int = 1, seed: int = 0, progress: bool = True,
-              *, catalogue: str | None = None, scheduler: str | None = None,
+              *, catalogue: str | None = None, scheduler: Any = None,
               n_boot: int = N_BOOT) -> list[Result]:
     """Run every claim matching ``pattern`` into ``out`` (resuming), judge, and write
-    ``out/summary.json`` and ``out/run.json``.  Returns the results in catalogue order."""
+    ``out/summary.json`` and ``out/run.json``.  Returns the results in catalogue order.
+    Points run on ``workers`` local processes, or on the Dask cluster at ``scheduler``
+    (``tcp://HOST:PORT`` or a ``distributed.Client``; see :func:`make_executor`)."""
     started = time.perf_counter()
     _check_budget(budget)
     seed = _check_seed(seed)
@@ -448,6 +461,7 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "package_version": versions()["bilevel-theory"], "backend": backend, "budget": budget,
         "seed": seed, "pattern": pattern, "catalogue": catalogue, "workers": int(workers),
+        "scheduler": getattr(executor, "address", None),
         "claims": [c.id for c in claims], "points_run": len(tasks),
         "machine": {"platform": platform.platform(), "processor": platform.machine(),
                     "cpu_count": os.cpu_count()},

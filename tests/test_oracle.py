@@ -1,0 +1,277 @@
+"""Stochastic oracles: unbiasedness, configured variance, shapes, counting, seeding, and client
+sampling.  Statistical tolerances are ``Z = 6`` standard errors of the sampling distribution
+(two-sided false-alarm probability ≈ 2·10⁻⁹ per comparison), with fixed seeds; chi-square
+tests use ``p > 1e-4`` (seeded, so the outcome is fixed)."""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from problems import Oracle, QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
+
+Z = 6.0
+SIGMA, HSIGMA = 0.7, 0.3
+GRADS = ("grad_x_f", "grad_y_f", "grad_y_g", "grad_x_g")
+
+
+def problem(kind="bilevel", **kw):
+    base = dict(clients=5, dim_x=3, dim_y=4, noise=SIGMA, hessian_noise=HSIGMA, seed=0)
+    base.update(kw)
+    if kind == "minimax":
+        return QuadraticMinimax.random(**base)
+    if kind == "compositional":
+        return QuadraticCompositional.random(**base)
+    return QuadraticBilevel.random(**base)
+
+
+def points(backend, R, dx, dy, seed=0):
+    rng = np.random.default_rng(seed)
+    return (backend.asarray(rng.standard_normal((R, 1, dx))),
+            backend.asarray(rng.standard_normal((R, 1, dy))))
+
+
+def assert_mean_zero(noise, what):
+    """Each coordinate's sample mean within Z standard errors (empirical std / √N) of 0."""
+    flat = noise.reshape(-1, noise.shape[-1])
+    se = flat.std(axis=0, ddof=1) / np.sqrt(flat.shape[0])
+    assert (np.abs(flat.mean(axis=0)) <= Z * se).all(), f"{what}: biased"
+
+
+def assert_mean_is(samples, expected, what):
+    """The sample mean of scalar draws within Z standard errors of ``expected``."""
+    samples = samples.ravel()
+    se = samples.std(ddof=1) / np.sqrt(samples.size)
+    assert abs(samples.mean() - expected) <= Z * se, (
+        f"{what}: mean {samples.mean():.5g}, expected {expected:.5g} ± {Z * se:.2g}")
+
+
+# ---------------------------------------------------------------- first order
+@pytest.mark.parametrize("kind", ["bilevel", "minimax", "compositional"])
+@pytest.mark.parametrize("samples", [1, 4])
+def test_gradients_unbiased_with_configured_variance(backend, kind, samples):
+    """``E[ξ] = 0`` and ``E‖ξ‖² = noise²/samples`` for every gradient oracle, the noise isotropic
+    (each coordinate's variance ``noise²/(samples·d)``)."""
+    o = Oracle(problem(kind), backend, seed=1)
+    R, n = 4000, 5
+    idx = o.sample_clients(R, n)
+    x, y = points(backend, R, o.problem.dim_x, o.problem.dim_y)
+    for name in GRADS:
+        out = getattr(o, name)(idx, x, y, samples=samples)
+        exact = getattr(o.problem, "exact_" + name)(idx, x, y)
+        assert out.shape == exact.shape == (R, n, exact.shape[-1])
+        noise = backend.to_numpy(out - exact)
+        d = noise.shape[-1]
+        assert_mean_zero(noise, name)
+        assert_mean_is((noise ** 2).sum(-1), SIGMA ** 2 / samples, name)
+        for j in range(d):
+            assert_mean_is(noise[..., j] ** 2, SIGMA ** 2 / (samples * d), f"{name}[{j}]")
+
+
+def test_pair_shares_its_noise(backend):
+    """``pair`` evaluates one sample at two points: equal noise, unbiased, variance noise²."""
+    o = Oracle(problem(), backend, seed=2)
+    R, n = 4000, 5
+    idx = o.sample_clients(R, n)
+    x1, y1 = points(backend, R, 3, 4, seed=1)
+    x2, y2 = points(backend, R, 3, 4, seed=2)
+    for name in GRADS:
+        a, b = o.pair(name, idx, x1, y1, x2, y2)
+        exact = getattr(o.problem, "exact_" + name)
+        na = backend.to_numpy(a - exact(idx, x1, y1))
+        nb = backend.to_numpy(b - exact(idx, x2, y2))
+        assert np.allclose(na, nb, rtol=0, atol=1e-12)
+        assert_mean_zero(na, name)
+        assert_mean_is((na ** 2).sum(-1), SIGMA ** 2, name)
+    with pytest.raises(ValueError, match="`kind`"):
+        o.pair("hvp_yy_g", idx, x1, y1, x2, y2)
+
+
+# ---------------------------------------------------------------- second order
+def test_hessian_and_jacobian_products(backend):
+    """``E[ξ] = 0`` and ``E‖ξ‖² = hessian_noise²·‖v‖²`` for ``hvp_yy_g`` (``A_i v``) and
+    ``jvp_xy_g`` (``−B_iᵀ v``), with ``v`` of varying norms."""
+    o = Oracle(problem(), backend, seed=3)
+    R, n = 4000, 5
+    idx = o.sample_clients(R, n)
+    x, y = points(backend, R, 3, 4)
+    rng = np.random.default_rng(4)
+    v = rng.standard_normal((R, n, 4)) * rng.uniform(0.1, 3.0, (R, n, 1))
+    vn = np.linalg.norm(v, axis=-1)
+    v = backend.asarray(v)
+    for name, exact in (("hvp_yy_g", o.problem.exact_hvp_yy_g(idx, v)),
+                        ("jvp_xy_g", o.problem.exact_jvp_xy_g(idx, v))):
+        out = getattr(o, name)(idx, x, y, v)
+        assert out.shape == exact.shape
+        noise = backend.to_numpy(out - exact) / vn[..., None]
+        assert_mean_zero(noise, name)
+        assert_mean_is((noise ** 2).sum(-1), HSIGMA ** 2, name)
+    assert out.shape == (R, n, 3)
+
+
+def test_noise_free_oracle_is_exact(backend):
+    o = Oracle(problem(noise=0.0, hessian_noise=0.0), backend, seed=0)
+    idx = o.sample_clients(3, 4)
+    x, y = points(backend, 3, 3, 4)
+    for name in GRADS:
+        assert np.array_equal(backend.to_numpy(getattr(o, name)(idx, x, y)),
+                              backend.to_numpy(getattr(o.problem, "exact_" + name)(idx, x, y)))
+
+
+# ---------------------------------------------------------------- shapes, counting, seeding
+def test_shapes_broadcast(backend):
+    """Points of shape ``(d,)``, ``(R, 1, d)`` or ``(R, n, d)`` all give ``(R, n, d)``."""
+    o = Oracle(problem(), backend, seed=0)
+    R, n = 3, 4
+    idx = o.sample_clients(R, n)
+    for x, y in ((backend.asarray(np.ones(3)), backend.asarray(np.ones(4))),
+                 points(backend, R, 3, 4),
+                 (backend.asarray(np.ones((R, n, 3))), backend.asarray(np.ones((R, n, 4))))):
+        for name, d in zip(GRADS, (3, 4, 4, 3)):
+            assert getattr(o, name)(idx, x, y).shape == (R, n, d)
+        v = backend.asarray(np.ones((R, n, 4)))
+        assert o.hvp_yy_g(idx, x, y, v).shape == (R, n, 4)
+        assert o.jvp_xy_g(idx, x, y, v).shape == (R, n, 3)
+
+
+def test_counter(backend):
+    """Counts are per replicate, summed over clients: ``samples·n`` per gradient call, ``2n`` per
+    pair, ``n`` per product; ``count=`` counts only the masked entries."""
+    o = Oracle(problem(), backend, seed=0)
+    R, n = 3, 4
+    idx = o.sample_clients(R, n)
+    x, y = points(backend, R, 3, 4)
+    v = backend.asarray(np.ones((R, n, 4)))
+    o.grad_x_f(idx, x, y, samples=2)
+    o.grad_y_g(idx, x, y)
+    o.pair("grad_y_g", idx, x, y, x, y)
+    assert o.counter.snapshot() == (2 * n + n + 2 * n, 0, 0)
+    o.hvp_yy_g(idx, x, y, v)
+    o.jvp_xy_g(idx, x, y, v)
+    o.jvp_xy_g(idx, x, y, v)
+    assert o.counter.snapshot() == (5 * n, n, 2 * n)
+    mask = np.zeros((R, n), dtype=bool)
+    mask[0, :3] = mask[2, 1] = True  # 4 evaluations over 3 replicates
+    o.grad_y_f(idx, x, y, count=backend.asarray(mask, dtype=bool))
+    o.hvp_yy_g(idx, x, y, v, count=backend.asarray(mask, dtype=bool))
+    assert o.counter.grad == pytest.approx(5 * n + 4 / 3)
+    assert o.counter.hvp == pytest.approx(n + 4 / 3)
+
+
+def test_samples_must_be_positive(backend):
+    o = Oracle(problem(), backend, seed=0)
+    idx = o.sample_clients(2, 2)
+    x, y = points(backend, 2, 3, 4)
+    with pytest.raises(ValueError, match="`samples`"):
+        o.grad_x_f(idx, x, y, samples=0)
+
+
+def draw_sequence(backend, seed):
+    o = Oracle(problem(), backend, seed=seed)
+    idx = o.sample_clients(4, 3)
+    x, y = points(backend, 4, 3, 4)
+    v = backend.asarray(np.ones((4, 3, 4)))
+    out = [idx, o.sample_clients(4, 3, replace=False), o.grad_x_f(idx, x, y),
+           o.grad_y_g(idx, x, y, samples=3), *o.pair("grad_x_g", idx, x, y, x, y),
+           o.hvp_yy_g(idx, x, y, v), o.jvp_xy_g(idx, x, y, v)]
+    return [backend.to_numpy(a) for a in out]
+
+
+def test_same_seed_same_draws(backend):
+    a, b, c = draw_sequence(backend, 7), draw_sequence(backend, 7), draw_sequence(backend, 8)
+    assert all(np.array_equal(u, w) for u, w in zip(a, b))
+    assert not np.array_equal(a[2], c[2])
+
+
+def test_replicates_and_clients_independent(backend):
+    """Noise correlation across the replicate axis, across clients, and between consecutive
+    calls ≈ 0: every off-diagonal sample correlation within Z/√N."""
+    o = Oracle(problem(), backend, seed=5)
+    T, R, n = 1500, 6, 2
+    idx = backend.xp.zeros((R, n), dtype=backend.xp.int64)
+    x, y = backend.asarray(np.zeros(3)), backend.asarray(np.zeros(4))
+    exact = backend.to_numpy(o.problem.exact_grad_y_g(idx, x, y))
+    noise = np.stack([backend.to_numpy(o.grad_y_g(idx, x, y)) - exact for _ in range(T)])
+    by_rep = noise.transpose(1, 0, 2, 3).reshape(R, -1)  # (R, T·n·d)
+    by_client = noise.transpose(2, 0, 1, 3).reshape(n, -1)
+    for corr, N in ((np.corrcoef(by_rep), by_rep.shape[1]),
+                    (np.corrcoef(by_client), by_client.shape[1]),
+                    (np.corrcoef(noise[:-1].ravel(), noise[1:].ravel()), noise[1:].size)):
+        off = corr[~np.eye(len(corr), dtype=bool)]
+        assert np.abs(off).max() <= Z / np.sqrt(N), off
+
+
+# ---------------------------------------------------------------- client sampling
+def chi2_uniform(values, cells):
+    counts = np.bincount(values.ravel(), minlength=cells)
+    assert len(counts) == cells
+    return stats.chisquare(counts).pvalue
+
+
+def subset_codes(idx, m):
+    """Each row's set of clients as one integer (rows sorted, base-m digits)."""
+    s = np.sort(idx, axis=1)
+    return (s * m ** np.arange(s.shape[1])).sum(axis=1)
+
+
+def test_sampling_with_replacement_uniform(backend):
+    o = Oracle(problem(clients=7), backend, seed=11)
+    idx = backend.to_numpy(o.sample_clients(3000, 10, replace=True))
+    assert idx.shape == (3000, 10) and idx.min() >= 0 and idx.max() < 7
+    assert chi2_uniform(idx, 7) > 1e-4
+    # independent positions: pairs (first, second) uniform over the 49 cells
+    assert chi2_uniform(idx[:, 0] * 7 + idx[:, 1], 49) > 1e-4
+    assert (np.sort(idx, 1)[:, 1:] == np.sort(idx, 1)[:, :-1]).any()  # repeats do occur
+
+
+@pytest.mark.parametrize("n", [1, 4, 8])
+def test_sampling_without_replacement_small(backend, n):
+    """``R·m ≤ 2²⁴`` path: distinct clients per row, every ``n``-subset equally likely, and the
+    order random (first position uniform)."""
+    m, R = 9, 6000
+    o = Oracle(problem(clients=m), backend, seed=12)
+    idx = backend.to_numpy(o.sample_clients(R, n, replace=False))
+    assert idx.shape == (R, n)
+    assert (np.diff(np.sort(idx, 1), axis=1) > 0).all()
+    _, counts = np.unique(subset_codes(idx, m), return_counts=True)
+    assert len(counts) == comb(m, n) and stats.chisquare(counts).pvalue > 1e-4
+    assert chi2_uniform(idx[:, 0], m) > 1e-4
+
+
+@pytest.mark.parametrize("n", [3, 7])
+def test_sampling_without_replacement_large_path(backend, n):
+    """``R·m > 2²⁴`` path (rejection, or its complement when ``n > m/2``): distinct rows, uniform
+    over all ``n``-subsets, random order."""
+    m, R = 9, 2 ** 21
+    assert R * m > 2 ** 24
+    o = Oracle(problem(clients=m), backend, seed=13)
+    idx = backend.to_numpy(o.sample_clients(R, n, replace=False))
+    assert idx.shape == (R, n) and idx.min() >= 0 and idx.max() < m
+    assert (np.diff(np.sort(idx, 1), axis=1) > 0).all()
+    _, counts = np.unique(subset_codes(idx, m), return_counts=True)
+    assert len(counts) == comb(m, n) and stats.chisquare(counts).pvalue > 1e-4
+    assert chi2_uniform(idx[:, 0], m) > 1e-4
+
+
+def test_sampling_without_replacement_many_clients(backend):
+    """A million clients: ``n ≪ m`` (duplicates resampled) and ``n = m − 1`` (complement of one
+    excluded client; plain rejection would need ~m passes) both give distinct rows."""
+    prob = QuadraticCompositional.random(clients=2 ** 20 + 1, dim_x=1, dim_y=1, seed=0)
+    o = Oracle(prob, backend, seed=14)
+    m = prob.clients
+    for R, n in ((17, 3000), (17, m - 1)):
+        idx = np.sort(backend.to_numpy(o.sample_clients(R, n, replace=False)), axis=1)
+        assert idx.shape == (R, n) and idx.min() >= 0 and idx.max() < m
+        assert (np.diff(idx, axis=1) > 0).all()
+
+
+def test_sampling_all_and_too_many(backend):
+    o = Oracle(problem(clients=6), backend, seed=0)
+    idx = backend.to_numpy(o.sample_clients(5, 6, replace=False))
+    assert (np.sort(idx, 1) == np.arange(6)).all()
+    with pytest.raises(ValueError, match="`sampled_clients`.*≤ clients \\(6\\)"):
+        o.sample_clients(5, 7, replace=False)
+    assert o.sample_clients(5, 7, replace=True).shape == (5, 7)

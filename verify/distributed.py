@@ -1,0 +1,174 @@
+"""Sweeps on a Dask cluster: ``verify --scheduler tcp://HOST:PORT`` (the extra ``distributed``).
+
+:class:`DaskExecutor` connects a ``dask.distributed.Client`` to an existing scheduler and
+submits the ``(claim, point)`` tasks of :mod:`verify.runner` to it; the parent process gathers
+them with ``as_completed`` and stays the only writer of the store (each finished point is
+appended as it arrives, so an interruption loses nothing already finished).  Tasks carry claim
+ids and the catalogue spec, so the workers need this package installed (the claims' measures
+are imported there, as in the local process pool); results do not depend on the executor
+because every point's seed is derived from the base seed, the claim and the point.
+
+**Lost workers.**  A worker that dies (killed, out of memory) closes its connection to the
+scheduler, which then reschedules the tasks that were running or stored there on the other
+workers (a hung worker is detected by the scheduler's heartbeat timeout,
+``distributed.scheduler.worker-ttl``).  A task that was on
+``distributed.scheduler.allowed-failures`` dying workers fails with ``KilledWorker``; such a
+task, or one whose future was cancelled by the cluster, is resubmitted under a fresh key up
+to ``resubmits`` times.  A task whose measure *raised* is retried ``retries`` times by Dask,
+then the error is raised in the parent (naming the claim, the point and the seed).  Every
+point is yielded, hence written, exactly once.
+
+dask is imported lazily: without it, asking for a scheduler raises
+:class:`DistributedUnavailable` (a ``ValueError`` and an ``ImportError``) naming the extra.
+The connection timeout is ``timeout`` seconds, by default Dask's
+``distributed.comm.timeouts.connect`` (environment: ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT``).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .runner import Executor, Task
+
+EXTRA = "pip install 'bilevel-theory[distributed]'"
+PROTOCOLS = ("tcp", "tls", "ucx", "ws", "wss", "inproc")
+_ADDRESS = re.compile(r"^(?P<proto>[A-Za-z][A-Za-z0-9+.-]*)://(?P<location>\S+)$")
+_HOST_PORT = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(?P<port>\d{1,5})$")
+
+
+class DistributedUnavailable(ImportError, ValueError):
+    """``dask.distributed`` is not installed (the optional extra ``distributed``)."""
+
+
+def _import_distributed():
+    try:
+        import distributed  # noqa: PLC0415
+    except ImportError as err:
+        raise DistributedUnavailable(
+            f"`scheduler`: dask.distributed is not installed ({err}); install the "
+            f"'distributed' extra: {EXTRA}", name="distributed") from None
+    return distributed
+
+
+def check_address(address: Any) -> str:
+    """A scheduler address ``PROTOCOL://HOST:PORT`` (``HOST:PORT`` means ``tcp://HOST:PORT``);
+    ``ValueError``/``TypeError`` naming ``scheduler`` otherwise."""
+    if not isinstance(address, str):
+        raise TypeError(f"`scheduler` must be an address like 'tcp://HOST:PORT', got "
+                        f"{type(address).__name__}")
+    text = address.strip()
+    if "://" not in text:
+        text = f"tcp://{text}"
+    m = _ADDRESS.match(text)
+    if m is None or m["proto"].lower() not in PROTOCOLS:
+        raise ValueError(f"`scheduler` must be an address like 'tcp://HOST:PORT' (protocols "
+                         f"{', '.join(PROTOCOLS)}), got {address!r}")
+    if m["proto"].lower() in ("tcp", "tls", "ws", "wss"):
+        hp = _HOST_PORT.match(m["location"])
+        if hp is None or not 0 < int(hp["port"]) < 65536:
+            raise ValueError(f"`scheduler` must be an address like 'tcp://HOST:PORT' with a "
+                             f"port in 1..65535, got {address!r}")
+    return text
+
+
+def _check_count(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"`{name}` must be a non-negative integer, got {value!r}")
+    return value
+
+
+class DaskExecutor(Executor):
+    """Runs tasks on the Dask cluster at ``scheduler`` (an address, or a connected
+    ``distributed.Client``, which is then used as is and left open).
+
+    ``retries``: Dask's retries of a task whose function raised; ``resubmits``: resubmissions
+    of a task lost with its workers (``KilledWorker``) or cancelled by the cluster;
+    ``timeout``: seconds to connect (default: Dask's ``distributed.comm.timeouts.connect``).
+    """
+
+    def __init__(self, scheduler: Any, *, retries: int = 2, resubmits: int = 2,
+                 timeout: float | None = None) -> None:
+        distributed = _import_distributed()
+        self.retries = _check_count("retries", retries)
+        self.resubmits = _check_count("resubmits", resubmits)
+        if timeout is not None and (isinstance(timeout, bool)
+                                    or not isinstance(timeout, int | float) or not timeout > 0):
+            raise ValueError(f"`timeout` must be a positive number of seconds, got {timeout!r}")
+        self.timeout = timeout
+        if isinstance(scheduler, distributed.Client):
+            self._client: Any = scheduler
+            self._own = False
+            self.address = scheduler.scheduler.address if scheduler.scheduler else None
+        else:
+            self.address = check_address(scheduler)
+            self._client = None
+            self._own = True
+
+    def _connect(self):
+        if self._client is not None:
+            return self._client
+        from distributed import Client  # noqa: PLC0415
+
+        kwargs = {} if self.timeout is None else {"timeout": self.timeout}
+        try:
+            self._client = Client(self.address, set_as_default=False, **kwargs)
+        except OSError as err:  # TimeoutError included
+            raise OSError(f"cannot connect to the dask scheduler at {self.address}: {err}") \
+                from None
+        return self._client
+
+    def run(self, fn: Callable[[Task], list[dict]], tasks: Sequence[Task]):
+        if not tasks:
+            return
+        from concurrent.futures import CancelledError  # noqa: PLC0415
+
+        from distributed import KilledWorker, as_completed  # noqa: PLC0415
+
+        client = self._connect()
+        run = uuid.uuid4().hex[:12]
+        pending: dict[Any, tuple[int, int]] = {}  # future -> (task number, attempt)
+
+        def submit(i: int, attempt: int):
+            t = tasks[i]
+            fut = client.submit(fn, t, key=f"verify-{t.claim_id}-p{t.index}-{run}-{i}-{attempt}",
+                                pure=False, retries=self.retries)
+            pending[fut] = (i, attempt)
+            return fut
+
+        futures = as_completed([submit(i, 0) for i in range(len(tasks))], loop=client.loop)
+        written: set[int] = set()
+        try:
+            for fut in futures:
+                i, attempt = pending.pop(fut)
+                try:
+                    rows = fut.result()
+                except (KilledWorker, CancelledError) as err:
+                    if attempt >= self.resubmits:
+                        t = tasks[i]
+                        raise RuntimeError(
+                            f"claim {t.claim_id}: point {t.index} was lost {attempt + 1} times "
+                            f"on the dask cluster at {self.address} ({type(err).__name__}: "
+                            f"{err}); the points finished so far are stored, rerun to "
+                            "resume") from err
+                    futures.add(submit(i, attempt + 1))
+                    continue
+                fut.release()
+                if i in written:  # cannot happen (one future per task at a time); never twice
+                    continue
+                written.add(i)
+                yield tasks[i], rows
+        finally:
+            if pending and client.status == "running":
+                try:
+                    client.cancel(list(pending))
+                except Exception:  # noqa: BLE001 - best effort while unwinding
+                    pass
+            pending.clear()
+
+    def close(self) -> None:
+        if self._client is not None and self._own:
+            self._client.close()
+            self._client = None
