@@ -4,9 +4,11 @@ Parametrization (why it covers the papers' assumptions):
 
 * ``A_i = U_i diag(a_i) U_iᵀ`` with every ``a_i ∈ [μ, κμ]`` and the extreme eigenvalues pinned
   (``a_i[0] = μ``, ``a_i[-1] = κμ`` when ``dim_y ≥ 2``), so every ``g_i`` is ``μ``-strongly
-  convex in ``y`` (FedNest A2 / FedMBO A2 / Gao A1 / MemFBO 5.3), ``∇²_{yy}g_i ≼ κμ I``, and the
-  global ``A`` has ``λ_min(A) = μ`` exactly: Neumann biases decay at exactly the papers' ratio.
-  ``structured`` storage shares ``U`` (``m·dim_y`` numbers); ``dense`` rotates ``U`` per client.
+  convex in ``y`` (FedNest A2 / FedMBO A2 / Gao A1 / MemFBO 5.3) and ``∇²_{yy}g_i ≼ κμ I``.
+  ``structured`` storage shares ``U`` (``m·dim_y`` numbers), so the global ``A`` has spectrum
+  exactly ``[μ, κμ]``: Neumann biases decay at exactly the papers' ratio.  ``dense`` rotates
+  ``U`` per client, so for ``h > 0`` the spectrum of ``A`` lies strictly inside ``[μ, κμ]``
+  (``constants["mu_g_global"]``, ``["L_yy_global"]`` give it).
 * ``B_i = B₀ + u_i w_iᵀ`` (structured) or ``B₀ + G_i`` (dense) with ``‖B₀‖ = coupling·μ``.
 * Upper level: one PSD joint matrix ``[[P, R], [Rᵀ, S]] = GGᵀ/d + upper_mu·I`` shared by all
   clients (so ``Φ`` is ``upper_mu``-strongly convex), heterogeneous linear terms ``p_i, q_i``.

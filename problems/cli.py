@@ -25,10 +25,12 @@ DESCRIPTIONS = {
     "mu_g": "μ_g: strong convexity of every g_i in y (min_i λ_min(A_i))",
     "L_yy": "max_i λ_max(A_i): largest curvature of g_i in y",
     "kappa": "L_yy / μ_g: condition number of the lower level in y",
+    "mu_g_global": "λ_min(A), A = mean_i A_i: strong convexity of the global g in y",
+    "L_yy_global": "λ_max(A): smoothness of the global g in y",
     "ell_g1": "ℓ_{g,1}: Lipschitz constant of every ∇g_i (joint Hessian norm bound)",
     "kappa_g": "κ_g = ℓ_{g,1} / μ_g",
     "ell_g2": "ℓ_{g,2}: Lipschitz constant of ∇²g_i (0: constant Hessians)",
-    "ell_f0": "ℓ_{f,0}: bound on ‖∇f_i‖ on the ball of radius `radius`",
+    "ell_f0": "ℓ_{f,0}: bound on ‖∇f_i‖ for ‖x‖, ‖y‖ ≤ radius",
     "ell_f1": "ℓ_{f,1}: Lipschitz constant of every ∇f_i",
     "L_y": "L_y = ℓ_{g,1} / μ_g: Lipschitz constant of y*(x)",
     "M_f": "M_f: Lipschitz constant of the surrogate ∇̄f(x, ·) (FedMBO Lemma 2)",
@@ -38,8 +40,8 @@ DESCRIPTIONS = {
     "sigma_f2": "σ_f²: variance of the stochastic ∇f_i (noise²)",
     "sigma_g12": "σ_{g,1}²: variance of the stochastic ∇g_i (noise²)",
     "sigma_g22": "σ_{g,2}²: variance of Hessian/Jacobian samples per ‖v‖² (hessian-noise²)",
-    "sigma_g2": "σ_g²: measured heterogeneity max_z mean_i ‖∇g_i(z) − ∇g(z)‖²",
-    "radius": "radius of the ball for ℓ_{f,0} and σ_g²",
+    "sigma_g2": "σ_g²: max over ‖z‖ ≤ √2·radius of mean_i ‖∇g_i(z) − ∇g(z)‖² (exact)",
+    "radius": "domain ‖x‖, ‖y‖ ≤ radius of ℓ_{f,0} and σ_g²",
 }
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from .backend import Backend, get_backend
 from .families import CHUNK, Dense, EigenScaled, Family, Shared
-from .validation import check_batch, check_client, check_int, check_vector
+from .validation import check_batch, check_client, check_vector
 
 KINDS = ("bilevel", "minimax", "compositional")
 
@@ -308,13 +308,16 @@ class FederatedQuadratic:
     def constants(self) -> dict[str, float]:
         """The papers' constants computed from this instance (host, chunked over clients).
 
-        ``mu_g = min_i λ_min(A_i)``; ``ell_g1``, ``ell_f1`` bound the Lipschitz constants of
-        ``∇g_i`` and ``∇f_i`` (spectral norm of the matrix of block norms, exact when the
-        blocks align); ``ell_f0`` bounds ``‖∇f_i‖`` on the ball of radius ``radius``;
+        ``mu_g = min_i λ_min(A_i)``, ``L_yy = max_i λ_max(A_i)``; ``mu_g_global``,
+        ``L_yy_global``: the extreme eigenvalues of the global ``A = mean_i A_i`` (the ratio of
+        Neumann/IHGP biases of step ``1/L`` is ``1 − mu_g_global/L``); ``ell_g1``, ``ell_f1``
+        bound the Lipschitz constants of ``∇g_i`` and ``∇f_i`` (spectral norm of the matrix of block norms, exact when the
+        blocks align); ``ell_f0`` bounds ``‖∇f_i‖`` for ``‖x‖, ‖y‖ ≤ radius``;
         ``ell_g2 = 0`` (constant Hessians); ``L_y, M_f, L_f`` follow FedMBO Lemma 2 /
         Ghadimi–Wang Lemma 2.2; ``L_phi, mu_phi`` are the exact extreme eigenvalues of
         ``∇²Φ``; ``sigma_*2`` are the configured oracle variances and ``sigma_g2`` the measured
-        heterogeneity (see :meth:`heterogeneity`).
+        heterogeneity, the exact maximum over the ball ``‖(x, y)‖ ≤ √2·radius`` (see
+        :meth:`heterogeneity`).
         """
         h = self.host
         mu_g, L_A = symmetric_spectrum(h.A)
@@ -332,8 +335,10 @@ class FederatedQuadratic:
         L_f = ell_f1 + ell_g1 * (ell_f1 + M_f) / mu_g + ell_f0 / mu_g * (
             ell_g2 + ell_g1 * ell_g2 / mu_g)
         ev = np.linalg.eigvalsh(h._closed["H"])
+        ev_A = np.linalg.eigvalsh(h._closed["A"])
         return dict(
-            mu_g=mu_g, L_yy=L_A, kappa=L_A / mu_g, ell_g1=ell_g1, kappa_g=ell_g1 / mu_g,
+            mu_g=mu_g, L_yy=L_A, kappa=L_A / mu_g, mu_g_global=float(ev_A[0]),
+            L_yy_global=float(ev_A[-1]), ell_g1=ell_g1, kappa_g=ell_g1 / mu_g,
             ell_g2=ell_g2, ell_f0=float(ell_f0), ell_f1=ell_f1, L_y=ell_g1 / mu_g, M_f=float(M_f),
             L_f=float(L_f), L_phi=float(abs(ev).max()), mu_phi=float(ev.min()),
             sigma_f2=self.grad_noise ** 2, sigma_g12=self.grad_noise ** 2,
@@ -370,21 +375,22 @@ class FederatedQuadratic:
         x, y = Z[..., :self.dim_x], Z[..., self.dim_x:]
         rows = max(256, min(CHUNK, (1 << 18) // ((d + 1) * d)))
         ref = None
-        s1 = np.zeros((d, d + 1))
+        s1 = np.zeros((d + 1, d))
         s2 = np.zeros((d + 1, d + 1))
         for s in range(0, h.clients, rows):
             idx = np.arange(s, min(s + rows, h.clients))[None]
             G = np.concatenate([h.exact_grad_x_g(idx, x, y), h.exact_grad_y_g(idx, x, y)], -1)
-            M = np.concatenate([G[1:] - G[:1], G[:1]])  # (d+1, n, d): columns H_i e_k, then o_i
-            M = np.ascontiguousarray(M.transpose(1, 2, 0))  # (n, d, d+1)
+            M = np.concatenate([G[1:] - G[:1], G[:1]])  # (d+1, n, d): H_i e_k for each k, o_i
             if ref is None:
-                ref = M[0].copy()
+                ref = M[:, :1].copy()
             M -= ref
-            s1 += M.sum(0)
-            flat = M.reshape(-1, d + 1)
-            s2 += flat.T @ flat
+            s1 += M.sum(1)
+            flat = M.reshape(d + 1, -1)
+            # einsum, not BLAS: a threaded gemm with tiny output and long inner axis stalls
+            # (10-50x) when the cores are busy, and einsum's sum order is fixed
+            s2 += np.einsum("ik,jk->ij", flat, flat)
         mean = s1 / h.clients
-        Q = s2 / h.clients - mean.T @ mean
+        Q = s2 / h.clients - mean @ mean.T
         return 0.5 * (Q + Q.T)
 
 

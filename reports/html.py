@@ -259,19 +259,21 @@ def _costs(costs: Sequence[Mapping[str, Any]]) -> str:
     if not costs:
         return "<p>No cost measurements (<code>costs.*</code> rows) in the store.</p>"
     budgets = {c.get("budget") for c in costs}
+    final = any("final_stationarity" in c for c in costs)
     header = ["Algorithm"] + (["Budget"] if len(budgets) > 1 else []) + \
-        ["Reached target", "Target"] + [label for _, label in md.COST_COLUMNS]
+        ["Reached target", "Target"] + [label for _, label in md.COST_COLUMNS] + \
+        ([md.FINAL_LABEL] if final else [])
     rows = []
     for c in costs:
         row = [f"<code>{_e(c['algorithm'])}</code>"]
         row += [_e(c.get("budget") or "—")] if len(budgets) > 1 else []
         row += [_e(f"{c['reached']}/{c['replicates']}"), _e(md.num(c.get("target")))]
-        row += [_e(md.num(c.get(k))) for k, _ in md.COST_COLUMNS]
+        row += [_e(md.count(c.get(k))) for k, _ in md.COST_COLUMNS]
+        row += [_e(md.num(c.get("final_stationarity")))] if final else []
         rows.append(row)
     first = 2 if len(budgets) > 1 else 1
-    return ('<p class="small">Median over the replicates that reached the common target on the '
-            "common instance.</p>" + _table(header, rows,
-                                           num_cols=tuple(range(first, len(header)))))
+    return (f'<p class="small">{_e(md.COST_NOTE)}</p>'
+            + _table(header, rows, num_cols=tuple(range(first, len(header)))))
 
 
 def _claim(e: Mapping[str, Any], out_dir: Path) -> str:

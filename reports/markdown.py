@@ -37,6 +37,9 @@ META_FIELDS = (
     ("report_date", "Report generated"),
     ("report_version", "Package version (report)"),
 )
+COST_NOTE = ("Cost to reach the common target on the common instance: median over the "
+             "replicates that reached it (— where none did).")
+FINAL_LABEL = "final stationarity (median, all replicates)"
 COST_COLUMNS = (
     ("rounds_to_target", "rounds"),
     ("grad_calls_to_target", "gradient calls"),
@@ -66,8 +69,23 @@ def num(v: Any, digits: int = 3) -> str:
     return s.replace("-", "−")
 
 
+def count(v: Any) -> str:
+    """A cost count: whole numbers with thousands separators (``12,870``), '—' for none."""
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return "—"
+    if not math.isfinite(x):
+        return "—"
+    if abs(x) >= 100:
+        return f"{x:,.0f}"
+    return num(x)
+
+
 def interval(iv: Any) -> str:
     if not iv or not isinstance(iv, Sequence) or len(iv) != 2:
+        return ""
+    if all(num(v) in ("—", "NaN") for v in iv):
         return ""
     return f"[{num(iv[0])}, {num(iv[1])}]"
 
@@ -296,16 +314,18 @@ def cost_markdown(costs: Sequence[Mapping[str, Any]]) -> list[str]:
     if not costs:
         return ["No cost measurements (`costs.*` rows) in the store."]
     budgets = {c.get("budget") for c in costs}
+    final = any("final_stationarity" in c for c in costs)
     header = ["Algorithm"] + (["Budget"] if len(budgets) > 1 else []) + \
-        ["Reached target", "Target"] + [label for _, label in COST_COLUMNS]
+        ["Reached target", "Target"] + [label for _, label in COST_COLUMNS] + \
+        ([FINAL_LABEL] if final else [])
     rows = []
     for c in costs:
         row = [c["algorithm"]] + ([c.get("budget") or "—"] if len(budgets) > 1 else [])
         row += [f"{c['reached']}/{c['replicates']}", num(c.get("target"))]
-        row += [num(c.get(k)) for k, _ in COST_COLUMNS]
+        row += [count(c.get(k)) for k, _ in COST_COLUMNS]
+        row += [num(c.get("final_stationarity"))] if final else []
         rows.append(row)
-    return ["Median over the replicates that reached the common target on the common instance.",
-            ""] + _table(header, rows)
+    return [COST_NOTE, ""] + _table(header, rows)
 
 
 def claim_markdown(e: Mapping[str, Any]) -> list[str]:

@@ -252,6 +252,11 @@ def cost_table(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             groups[(claim[len(COST_PREFIX):], r.get("budget"))].append(r)
     table = []
     for (algorithm, budget), grp in groups.items():
+        # one run per algorithm: the latest stored (definition, base seed, backend)
+        last = grp[-1]
+        key = (last.get("config_hash"), last.get("base_seed"), last.get("backend"))
+        grp = [r for r in grp
+               if (r.get("config_hash"), r.get("base_seed"), r.get("backend")) == key]
         metrics = [r.get("metrics") or {} for r in grp]
         reached_flags = [bool(_finite(m.get("reached")) and m.get("reached") >= 0.5)
                          for m in metrics]
@@ -263,8 +268,10 @@ def cost_table(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             "reached": sum(reached_flags),
             "target": _median([m.get("target") for m in metrics]),
         }
-        for key in COST_METRICS:
-            item[key] = _median([m.get(key) for m in reached])
+        for name in COST_METRICS:
+            item[name] = _median([m.get(name) for m in reached])
+        if any("final_stationarity" in m for m in metrics):
+            item["final_stationarity"] = _median([m.get("final_stationarity") for m in metrics])
         table.append(item)
     table.sort(key=lambda t: (str(t["budget"]), t["algorithm"]))
     return table

@@ -262,7 +262,8 @@ def test_closed_forms_match_sympy(kind, storage, dim_x, dim_y):
 @pytest.mark.parametrize(("kind", "storage"), CASES, ids=CASE_IDS)
 def test_lower_level_curvature_constants(kind, storage):
     """``μ_g = min_i λ_min(A_i)`` (every ``g_i`` strongly convex), ``L_yy = max_i λ_max(A_i)``,
-    ``κ ∈ [1, kappa knob]`` and ``= knob`` when ``dim_y ≥ 2`` (extremes pinned)."""
+    ``κ ∈ [1, kappa knob]`` and ``= knob`` when ``dim_y ≥ 2`` (extremes pinned); the global
+    ``A``'s extreme eigenvalues lie within, and equal them for structured storage."""
     knob = 1.0 if kind == "compositional" else 30.0
     for dim_y in (1, 4):
         prob = make(kind, storage, clients=9, dim_y=dim_y, kappa=knob, heterogeneity=1.5)
@@ -271,6 +272,14 @@ def test_lower_level_curvature_constants(kind, storage):
         assert C["mu_g"] > 0 and (ev.min(axis=1) >= C["mu_g"] * (1 - 1e-12)).all()
         assert C["mu_g"] == pytest.approx(ev.min(), rel=1e-12)
         assert C["L_yy"] == pytest.approx(ev.max(), rel=1e-12)
+        ev_mean = np.linalg.eigvalsh(np.mean([prob.client(i)["A"] for i in range(9)], axis=0))
+        assert C["mu_g_global"] == pytest.approx(ev_mean[0], rel=1e-12)
+        assert C["L_yy_global"] == pytest.approx(ev_mean[-1], rel=1e-12)
+        assert C["mu_g"] * (1 - 1e-12) <= C["mu_g_global"] <= C["L_yy_global"] <= C[
+            "L_yy"] * (1 + 1e-12)
+        if storage == "structured" and dim_y >= 2:  # shared eigenbasis: global spectrum pinned
+            assert C["mu_g_global"] == pytest.approx(C["mu_g"], rel=1e-12)
+            assert C["L_yy_global"] == pytest.approx(C["L_yy"], rel=1e-12)
         assert 1.0 <= C["kappa"] <= knob * (1 + 1e-12)
         if dim_y >= 2:
             assert C["kappa"] == pytest.approx(knob, rel=1e-12)
@@ -350,8 +359,8 @@ def sigma_g2_reference(prob, starts=12):
 @pytest.mark.parametrize(("kind", "storage"), CASES, ids=CASE_IDS)
 def test_sigma_g2_zero_identical_and_monotone(kind, storage):
     """Heterogeneity 0 ⇒ every ``client(i)`` identical and ``σ_g² = 0`` exactly; ``σ_g²`` grows
-    strictly over 0 < 0.25 < 0.5 < 1 < 2 (two seeds); and it equals the maximum over the ball
-    found by an independent optimizer (≈, rel. 1e-6) below the eigenvalue bound (≤)."""
+    strictly over 0 < 0.25 < 0.5 < 1 < 2 (two seeds); and (seed 0) it equals the maximum over
+    the ball found by an independent optimizer (≈, rel. 1e-6), below the eigenvalue bound (≤)."""
     for seed in (0, 1):
         sig = []
         for h in HETEROGENEITY:
@@ -362,7 +371,7 @@ def test_sigma_g2_zero_identical_and_monotone(kind, storage):
                 assert all(np.array_equal(first[k], prob.client(i)[k])
                            for i in range(1, 12) for k in first)
                 assert sig[-1] == 0.0
-            else:
+            elif seed == 0:
                 ref, hi = sigma_g2_reference(prob)
                 assert sig[-1] == pytest.approx(ref, rel=1e-6) and sig[-1] <= hi * (1 + 1e-12)
         assert all(b > a for a, b in zip(sig, sig[1:])), sig
@@ -422,7 +431,7 @@ def specs(draw):
         heterogeneity=draw(st.floats(0.0, 2.0)), seed=draw(st.integers(0, 2 ** 16)))
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(spec=specs())
 def test_property_closed_forms(spec):

@@ -16,7 +16,9 @@ workers (a hung worker is detected by the scheduler's heartbeat timeout,
 task, or one whose future was cancelled by the cluster, is resubmitted under a fresh key up
 to ``resubmits`` times.  A task whose measure *raised* is retried ``retries`` times by Dask,
 then the error is raised in the parent (naming the claim, the point and the seed).  Every
-point is yielded, hence written, exactly once.
+point is yielded, hence written, exactly once.  A client that loses its scheduler tries to
+reconnect for the connection timeout, then the run ends with a ``ConnectionError`` (the
+points already stored are kept; rerunning resumes).  A cluster without any worker waits.
 
 dask is imported lazily: without it, asking for a scheduler raises
 :class:`DistributedUnavailable` (a ``ValueError`` and an ``ImportError``) naming the extra.
@@ -27,6 +29,7 @@ The connection timeout is ``timeout`` seconds, by default Dask's
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -34,6 +37,7 @@ from typing import Any
 from .runner import Executor, Task
 
 EXTRA = "pip install 'bilevel-theory[distributed]'"
+POLL_SECONDS = 0.05
 PROTOCOLS = ("tcp", "tls", "ucx", "ws", "wss", "inproc")
 _ADDRESS = re.compile(r"^(?P<proto>[A-Za-z][A-Za-z0-9+.-]*)://(?P<location>\S+)$")
 _HOST_PORT = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(?P<port>\d{1,5})$")
@@ -138,28 +142,51 @@ class DaskExecutor(Executor):
             pending[fut] = (i, attempt)
             return fut
 
-        futures = as_completed([submit(i, 0) for i in range(len(tasks))], loop=client.loop)
+        def lost(what: str) -> ConnectionError:
+            return ConnectionError(f"{what} the dask scheduler at {self.address}; the points "
+                                   "finished so far are stored, rerun to resume")
+
+        # results are fetched by as_completed as tasks finish (a finished point's rows are in
+        # the parent before anything else can lose them); polled, so that a client that lost
+        # its scheduler (and closed after failing to reconnect) ends the run instead of
+        # waiting forever
+        futures = as_completed([submit(i, 0) for i in range(len(tasks))], loop=client.loop,
+                               with_results=True, raise_errors=False)
         written: set[int] = set()
         try:
-            for fut in futures:
+            while pending:
+                if not futures.has_ready():
+                    if client.status in ("closing", "closed"):
+                        raise lost("lost the connection to")
+                    time.sleep(POLL_SECONDS)
+                    continue
+                fut, result = next(futures)
                 i, attempt = pending.pop(fut)
-                try:
-                    rows = fut.result()
-                except (KilledWorker, CancelledError) as err:
+                failure = None
+                if fut.status == "error":
+                    _, exc, tb = result
+                    if not isinstance(exc, KilledWorker):
+                        raise exc.with_traceback(tb)  # e.g. MeasureError, after the retries
+                    failure = exc
+                elif fut.cancelled() or isinstance(result, CancelledError):
+                    failure = result
+                if failure is not None:  # lost with its workers, or cancelled by the cluster
+                    t = tasks[i]
+                    if client.status in ("closing", "closed"):
+                        raise lost("lost the connection to")
                     if attempt >= self.resubmits:
-                        t = tasks[i]
                         raise RuntimeError(
                             f"claim {t.claim_id}: point {t.index} was lost {attempt + 1} times "
-                            f"on the dask cluster at {self.address} ({type(err).__name__}: "
-                            f"{err}); the points finished so far are stored, rerun to "
-                            "resume") from err
+                            f"on the dask cluster at {self.address} ({type(failure).__name__}: "
+                            f"{failure}); the points finished so far are stored, rerun to "
+                            "resume") from None
                     futures.add(submit(i, attempt + 1))
                     continue
                 fut.release()
                 if i in written:  # cannot happen (one future per task at a time); never twice
                     continue
                 written.add(i)
-                yield tasks[i], rows
+                yield tasks[i], result
         finally:
             if pending and client.status == "running":
                 try:
