@@ -1,23 +1,36 @@
 """AFBO claims: Li, Zhu, Gong, Mao, Zhou, "Anarchic Federated Bilevel Optimization" (WiOpt'24),
-seed ``004_c02b3253ce8088b2.txt`` (PAPERS.md §5; algorithm in ``bilevel_theory/afbo.py``).
+seed ``004_c02b3253ce8088b2.txt`` (PAPERS.md §5; the algorithm is ``bilevel_theory/afbo.py``).
 
-Instance (every claim): a population of 4 heterogeneous clients (``QuadraticBilevel.random``,
-dims 3, κ = 2, heterogeneity 1, ``upper_mu = 1`` so Φ is strongly convex, structured storage,
-seed 1) **tiled**: ``m`` clients are ``m/4`` copies of the population.  Φ, ``x*``, every constant
-(``κ_g = ℓ_{g,1}/μ_g ≈ 3.03``) and the heterogeneity ``σ_g²`` are then the same for every ``m``, so
-a sweep in ``m`` changes only ``m``.  Gradient noise ``σ`` is additive (``E‖ξ‖² = σ²``) on every
+**Instance** (every claim): a population of 4 heterogeneous clients
+(``QuadraticBilevel.random``: dims 3, κ = 2, heterogeneity 1, ``upper_mu = 1`` so Φ is
+strongly convex, structured storage, seed 1), **tiled**: ``m`` clients are ``m/4`` copies of the
+population.  Φ, ``x*``, every constant (``κ_g = ℓ_{g,1}/μ_g ≈ 3.03``, ``μ_Φ ≈ 1.26``,
+``L_Φ ≈ 2.84``) and the heterogeneity ``σ_g² ≈ 45`` are then the same for every ``m``, so a sweep
+in ``m`` changes ``m`` only.  Gradient noise is additive with ``E‖ξ‖² = σ² = 1`` on every
 stochastic gradient; Hessian/Jacobian products are exact (``σ_{g,2} = 0``, allowed by Assumption
-4.4), which keeps APHE's ``O(m²U)`` products per round affordable.
+4.4), which keeps APHE's ``m²`` products per Neumann step affordable.
 
-Schedules (Cor. 4.1, constants chosen, rates not; :func:`bilevel_theory.afbo.theorem_schedule`):
-``η = c/√T`` (strongly convex) or ``η = c√(m/T)`` (nonconvex), ``β = min(1/(2ℓ_{g,1}), 1/√(KT))``
-(so ``Kβ² ≤ 1/T`` and Lemma 4.2's ``β ≤ 1/(2ℓ_{g,1})``), ``K = 5`` inner steps, delays
-``BoundedDelay(3)`` (Assumption 4.6 with ``τ_M = 3``) for the outer and the inner loop.  The
-Neumann truncation: APHE **as written** fixes ``U = m`` (``truncation="fixed"``), which is not an
-inverse-Hessian estimator (claims ``afbo.aphe_bias`` and ``afbo.strongly_convex_rate``); the rate
-claims therefore also run FedNest/FedMBO's random truncation (``"random"``) or its expectation,
-the truncated series (``"series"``), with ``N ≥ ⌈κ_g log T⌉`` (``N = O(log T)``, which the
-theorem needs as a lower bound so that ``b² ≲ 1/T``): each claim's ``schedule`` says which.
+**Schedules** (Cor. 4.1; constants chosen, rates not; built by
+:func:`bilevel_theory.afbo.theorem_schedule`): ``η = c/√T`` (strongly convex) or
+``η = c√(m/T)`` (nonconvex); ``β = min(1/(2ℓ_{g,1}), 1/√(KT))`` (so ``Kβ² ≤ 1/T`` and Lemma
+4.2's ``β ≤ 1/(2ℓ_{g,1})``); ``K = 5`` inner steps; delays ``BoundedDelay(3)`` (Assumption 4.6
+with ``τ_M = 3``) in the outer and the inner loop unless a claim says otherwise.  The theorem's
+step-size cap ``η ≤ a_1 = 1/(2L_f + 4M_fL_y + 2M_f) ≈ 0.0036`` (the [NOTE] reading of ``a_1``)
+would need ``T`` in the 10⁵s; the constants ``c`` are chosen for a stable, affordable sweep.
+
+**Neumann truncation.**  APHE *as written* fixes ``U = m`` (``truncation="fixed"``):
+``(U/ℓ)(I − Ĥ/ℓ)^U → 0`` is not an inverse-Hessian estimate (claims ``afbo.aphe_bias`` and
+``afbo.strongly_convex_rate``).  So that the rates are tested apart from that bias, the other
+claims run FedNest/FedMBO's random truncation (``"random"``) or its expectation, the truncated
+series (``"series"``, deterministic, lower variance), with ``N ≥ ⌈κ_g log T⌉`` (Cor. 4.1's
+``N = O(log T)``, needed as a lower bound so that ``b² ≲ 1/T``).  Each claim's ``schedule``
+says which.
+
+**Noise floors.**  At a constant step the iterates settle to a stationary law whose spread sets
+the rate; the strongly convex claims start at ``(x*, y*(x*))`` (the bound's ``V⁰`` term is then 0
+and the transient ``e^{−cμ_Φ√T}`` is absent) and estimate ``E‖x^T − x*‖²`` by the mean of
+``‖x^t − x*‖²`` over ``t ≥ T/2``, where the law of ``x^t`` is that of ``x^T`` (the build-up
+``1 − e^{−2μ_Φηt}`` exceeds 0.98 there for ``T ≥ 50``).
 """
 
 from __future__ import annotations
@@ -40,17 +53,21 @@ PAPER = R_.PAPERS["afbo"]
 SEED_FILE = R_.SEEDS["afbo"]
 
 POPULATION = 4          # distinct clients; m = POPULATION · copies
-M_DEFAULT = 8           # clients for the sweeps in T
+M_DEFAULT = 8           # clients in the sweeps over T
 K_INNER = 5             # inner steps K^t (a constant)
 SIGMA = 1.0             # gradient noise std
 ETA_SC = 0.5            # c in η = c/√T (strongly convex)
-ETA_NC = 0.5            # c in η = c√(m/T) (nonconvex)
+ETA_NC = 0.5            # c in η = c√(m/T) (nonconvex, sweep in T)
+ETA_M = 0.25            # c in η = c√(m/T) (sweep in m)
+T_M = 200               # T of the sweeps in m
 DELAY = 3               # BoundedDelay(τ_M)
 T_CAP = 3200            # largest T of any grid: the random truncation uses N(T_CAP) ≥ N(T)
+TAIL = 0.5              # E‖x^T − x*‖² is averaged over t ≥ (1 − TAIL)·T
+M_FLOOR, T_FLOOR, ETA_FLOOR = 4, 600, 0.08  # staleness floor: m, T, c (η ≈ 0.0065)
 
 
 # ============================================================================ instances
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=1)
 def _population() -> QuadraticBilevel:
     return QuadraticBilevel.random(clients=POPULATION, dim_x=3, dim_y=3, kappa=2.0,
                                    heterogeneity=1.0, noise=0.0, seed=1, upper_mu=1.0,
@@ -72,13 +89,12 @@ def _tile_family(F, copies: int):
 
 @functools.lru_cache(maxsize=32)
 def problem(clients: int = M_DEFAULT, noise: float = SIGMA) -> QuadraticBilevel:
-    """``clients`` clients: ``clients/4`` copies of the 4-client population, gradient noise
-    ``noise`` (std), exact second-order products.  Same Φ, ``x*`` and constants for every
+    """``clients`` clients, ``clients/4`` copies of the 4-client population, gradient noise std
+    ``noise``, exact second-order products: the same Φ, ``x*`` and constants for every
     ``clients``."""
-    base = _population()
-    if clients % POPULATION:
-        raise ValueError(f"`clients` must be a multiple of {POPULATION}, got {clients}")
-    copies = clients // POPULATION
+    if clients < POPULATION or clients % POPULATION:
+        raise ValueError(f"`clients` must be a positive multiple of {POPULATION}, got {clients}")
+    base, copies = _population(), clients // POPULATION
     tile = lambda a: np.tile(np.asarray(a), (copies, 1))  # noqa: E731
     return replace(base, A=_tile_family(base.A, copies), B=_tile_family(base.B, copies),
                    R=_tile_family(base.R, copies), S=_tile_family(base.S, copies),
@@ -88,24 +104,26 @@ def problem(clients: int = M_DEFAULT, noise: float = SIGMA) -> QuadraticBilevel:
                          "hessian_noise": 0.0, "tiled_from": POPULATION})
 
 
-def _schedule(T: int, m: int, case: str, c: float) -> dict:
+def _schedule(T: int, m: int, case: str, c: float, K: int = K_INNER) -> dict:
     C = problem(m).constants
-    return theorem_schedule(T, m, K_INNER, case=case, eta_scale=c, kappa_g=C["kappa_g"],
+    return theorem_schedule(T, m, K, case=case, eta_scale=c, kappa_g=C["kappa_g"],
                             beta_max=1.0 / (2.0 * C["ell_g1"]))
 
 
 def _out(value, trace) -> dict:
+    """The measure's dict: ``value``, ``diverged`` and ledger totals."""
     led = trace.ledger.totals()
+    R = trace.replicates
     return {"value": np.asarray(value, dtype=float), "diverged": trace.diverged.copy(),
-            "rounds": np.full(trace.replicates, led["rounds"]),
-            "hvp_calls": np.full(trace.replicates, led["hvp_calls"])}
+            "rounds": np.full(R, led["rounds"]), "hvp_calls": np.full(R, led["hvp_calls"]),
+            "grad_calls": np.full(R, led["grad_calls"])}
 
 
 # ============================================================================ measures
-def _sc_run(T, replicates, seed, backend, truncation, *, name="afbo", delay=None,
-            local=None, m=M_DEFAULT):
-    """AFBO at Cor. 4.1's strongly convex schedule (η = c/√T), ``T`` rounds."""
-    T = int(T)
+def _sc_run(T, replicates, seed, backend, truncation, *, name="afbo", delay=None, local=None):
+    """AFBO (or ``name``) at Cor. 4.1's strongly convex schedule, ``T`` rounds from
+    ``(x*, y*(x*))``, ``m = 8``."""
+    T, m = int(T), M_DEFAULT
     sc = _schedule(T, m, "strongly_convex", ETA_SC)
     if truncation == "fixed":
         sc.pop("neumann_steps")  # U = m, as written
@@ -120,55 +138,48 @@ def _sc_run(T, replicates, seed, backend, truncation, *, name="afbo", delay=None
                truncation=truncation, x0=p.x_star, y0=p.y_star(p.x_star), **sc, **extra)
 
 
-TAIL = 0.5
-
-
 def _distance(trace) -> np.ndarray:
-    """``E‖x_T − x*‖²`` per replicate, estimated by the mean of ``‖x_t − x*‖²`` over the last
-    quarter of the rounds (``t ≥ 3T/4``): at the schedule's constant η the iterates are
-    stationary there (the transient ``e^{−2μ_Φηt}`` is below 1e−5 of the start at ``T ≥ 50``),
-    so every ``x_t`` in the window has the law of ``x_T``; averaging them cuts the variance."""
+    """``E‖x^T − x*‖²`` per replicate: the mean of ``‖x^t − x*‖²`` over ``t ≥ (1 − TAIL)T``
+    (stationary there at the schedule's constant η; see the module docstring)."""
     d = trace.distance_to(problem().x_star)
-    start = int(math.ceil((1.0 - TAIL) * trace.rounds))
-    return d[:, start:].mean(axis=1)
+    return d[:, int(math.ceil((1.0 - TAIL) * trace.rounds)):].mean(axis=1)
 
 
 def sc_fixed(T, replicates, seed, backend="numpy"):
-    """``‖x_T − x*‖²`` for AFBO as written (APHE with ``U = m``), η = c/√T."""
+    """``E‖x^T − x*‖²``, AFBO as written (APHE with ``U = m``), η = c/√T."""
     tr = _sc_run(T, replicates, seed, backend, "fixed")
     return _out(_distance(tr), tr)
 
 
 def sc_random(T, replicates, seed, backend="numpy"):
-    """``‖x_T − x*‖²`` for AFBO with the random truncation, ``N = ⌈κ_g log T_cap⌉``."""
+    """``E‖x^T − x*‖²``, random truncation with ``N = ⌈κ_g log T_cap⌉`` (≥ the schedule's)."""
     tr = _sc_run(T, replicates, seed, backend, "random")
     return _out(_distance(tr), tr)
 
 
 def nc_rate_T(T, replicates, seed, backend="numpy"):
-    """``(1/T) Σ_{t<T} ‖∇Φ(x_t)‖²`` at η = c√(m/T), series truncation ``N = ⌈κ_g log T⌉``."""
+    """``(1/T) Σ_{t<T} ‖∇Φ(x^t)‖²`` at η = c√(m/T) from the default start, series truncation
+    ``N = ⌈κ_g log T⌉``, ``m = 8``."""
     T, m = int(T), M_DEFAULT
-    sc = _schedule(T, m, "nonconvex", ETA_NC)
     tr = run("afbo", problem(m), rounds=T, replicates=replicates, seed=seed, backend=backend,
-             delay=BoundedDelay(DELAY), inner_steps=K_INNER, truncation="series", **sc)
+             delay=BoundedDelay(DELAY), inner_steps=K_INNER, truncation="series",
+             **_schedule(T, m, "nonconvex", ETA_NC))
     return _out(tr.average_stationarity(), tr)
-
-
-T_SPEEDUP = 400
 
 
 def _speedup(m, replicates, seed, backend, delay):
     m = int(m)
-    sc = _schedule(T_SPEEDUP, m, "nonconvex", ETA_NC / 2)
-    tr = run("afbo", problem(m), rounds=T_SPEEDUP, replicates=replicates, seed=seed,
-             backend=backend, delay=delay, inner_steps=K_INNER, truncation="series", **sc)
+    tr = run("afbo", problem(m), rounds=T_M, replicates=replicates, seed=seed, backend=backend,
+             delay=delay, inner_steps=K_INNER, truncation="series",
+             **_schedule(T_M, m, "nonconvex", ETA_M))
     out = _out(tr.average_stationarity(), tr)
     out["tau_mean"] = tr.extras["tau_mean"].mean(axis=0)
     return out
 
 
 def speedup_delayed(m, replicates, seed, backend="numpy"):
-    """``(1/T) Σ ‖∇Φ(x_t)‖²`` at fixed ``T``, η = c√(m/T), ``BoundedDelay(3)``."""
+    """``(1/T) Σ_{t<T} ‖∇Φ(x^t)‖²`` at ``T = 200``, η = c√(m/T), ``BoundedDelay(3)``, default
+    start ``x⁰ = 1, y⁰ = 0``."""
     return _speedup(m, replicates, seed, backend, BoundedDelay(DELAY))
 
 
@@ -177,21 +188,17 @@ def speedup_sync(m, replicates, seed, backend="numpy"):
     return _speedup(m, replicates, seed, backend, "sync")
 
 
-T_FLOOR = 400
-ETA_FLOOR = 0.14
-
-
 def floor_vs_delay(tau_bar, replicates, seed, backend="numpy"):
-    """Stationarity floor ``(1/T) Σ ‖∇Φ(x_t)‖²`` started at ``(x*, y*(x*))`` under
-    ``BoundedDelay(3τ̄ − 2)`` (mean paper delay ``τ̄ = (τ_M + 2)/3``)."""
-    tau_max = int(round(3 * tau_bar - 2))
-    m = M_DEFAULT
-    p = problem(m)
-    sc = _schedule(T_FLOOR, m, "nonconvex", ETA_FLOOR)
+    """Stationarity floor: the mean of ``‖∇Φ(x^t)‖²`` over ``t ≥ T/2`` from ``(x*, y*(x*))``,
+    outer delays ``BoundedDelay(3τ̄ − 2)`` (uniform gaps: mean paper delay ``τ̄``), synchronous
+    inner loop, ``m = 4``, ``T = 600``, η = c√(m/T)."""
+    tau_max = int(round(3 * float(tau_bar) - 2))
+    p = problem(M_FLOOR)
     tr = run("afbo", p, rounds=T_FLOOR, replicates=replicates, seed=seed, backend=backend,
-             delay=BoundedDelay(tau_max), inner_steps=K_INNER, truncation="series",
-             x0=p.x_star, y0=p.y_star(p.x_star), **sc)
-    out = _out(tr.average_stationarity(), tr)
+             delay=BoundedDelay(tau_max), inner_delay="sync", inner_steps=K_INNER,
+             truncation="series", x0=p.x_star, y0=p.y_star(p.x_star),
+             **_schedule(T_FLOOR, M_FLOOR, "nonconvex", ETA_FLOOR))
+    out = _out(tr.stationarity[:, T_FLOOR // 2:].mean(axis=1), tr)
     out["tau_mean"] = tr.extras["tau_mean"].mean(axis=0)
     return out
 
@@ -200,9 +207,9 @@ STRAGGLERS = Stragglers(0.25, slowdown=5)
 
 
 def no_bias_contrast(T, replicates, seed, backend="numpy"):
-    """``‖x_T − x*‖²`` of AFBO (most recent updates) and, as ``contrast``, of ``afbo_naive``
-    (fresh updates only), both under the same stragglers (bounded delays, τ_M = 5), η = c/√T,
-    series truncation ``N = ⌈κ_g log T⌉``."""
+    """``E‖x^T − x*‖²`` of AFBO (most recent updates of all clients) and, as ``contrast``, of
+    ``afbo_naive`` (fresh updates only), both under ``Stragglers(0.25, slowdown=5)`` (bounded
+    delays, ``τ_M = 5``), η = c/√T, series truncation ``N = ⌈κ_g log T⌉``."""
     a = _sc_run(T, replicates, seed, backend, "series", delay=STRAGGLERS)
     b = _sc_run(T, replicates, seed + 1, backend, "series", name="afbo_naive",
                 delay=STRAGGLERS)
@@ -213,19 +220,20 @@ def no_bias_contrast(T, replicates, seed, backend="numpy"):
 
 
 def hetero_local(T, replicates, seed, backend="numpy"):
-    """``‖x_T − x*‖²`` with ``E_i ~ U{1..5}`` local SGD steps of size β per inner step,
-    η = c/√T, series truncation."""
+    """``E‖x^T − x*‖²`` with ``E_i^{t,k} ~ U{1..5}`` local SGD steps of size β, η = c/√T,
+    series truncation ``N = ⌈κ_g log T⌉``."""
     tr = _sc_run(T, replicates, seed, backend, "series", local="uniform:1-5")
     return _out(_distance(tr), tr)
 
 
 def _aphe_bias(m, replicates, seed, backend, truncation):
     """``‖(1/m) Σ_i H_i − ∇̄f(x, y)‖`` of noise-free APHE at random points ``(x, y)`` (one per
-    replicate), with ``U = m`` (fixed, as written) or the series truncated at ``N = m``."""
+    replicate), ``m`` clients, with ``U = m`` (fixed, as written) or the series truncated at
+    ``N = m``."""
     m = int(m)
     p = problem(m, noise=0.0)
     ctx = make_context(p, replicates, seed, backend)
-    xp = ctx.xp
+    xp, be = ctx.xp, ctx.oracle.backend
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((replicates, p.dim_x))
     y = rng.standard_normal((replicates, p.dim_y))
@@ -234,18 +242,19 @@ def _aphe_bias(m, replicates, seed, backend, truncation):
     fy = ctx.oracle.grad_y_f(idx, X[:, None, :], Y[:, None, :])
     H = aphe(ctx, X, Y, fy, scale=p.constants["ell_g1"], truncation=truncation,
              neumann_steps=None if truncation == "fixed" else m)
-    H = np.asarray(p.backend.to_numpy(xp.mean(H, axis=1)) if backend != "numpy"
-                   else xp.mean(H, axis=1))
-    exact = p.host.surrogate_hypergradient(x, y)
+    H = np.asarray(be.to_numpy(xp.mean(H, axis=1)))
+    exact = p.surrogate_hypergradient(x, y)
     return {"value": np.sqrt(((H - exact) ** 2).sum(-1)),
             "hvp_calls": np.full(replicates, ctx.oracle.counter.hvp)}
 
 
 def aphe_bias_fixed(m, replicates, seed, backend="numpy"):
+    """APHE as written: ``(U/ℓ) Π_{l≤U}(I − Ĥ/ℓ)`` with ``U = m``."""
     return _aphe_bias(m, replicates, seed, backend, "fixed")
 
 
 def aphe_bias_series(m, replicates, seed, backend="numpy"):
+    """The series ``(1/ℓ) Σ_{n<N} (I − Ĥ/ℓ)^n`` with ``N = m`` (the random truncation's mean)."""
     return _aphe_bias(m, replicates, seed, backend, "series")
 
 
@@ -254,18 +263,18 @@ def _law(bound, kind, var, **kw) -> Law:
     return Law(*R_.law_for(bound, kind, var, **kw).as_tuple())
 
 
-def _kappa_g() -> float:
-    return float(problem().constants["kappa_g"])
+LAW_SC_COR = _law("afbo.cor41_strongly_convex", "exponent", "T")               # −1
+LAW_SC_THM = _law("afbo.thm41a_cor41_schedule", "exponent", "T")               # −1/2
+LAW_NC_T = _law("afbo.cor41_nonconvex", "exponent", "T")                       # −1/2
+LAW_NC_M = _law("afbo.cor41_nonconvex", "exponent_at_order", "T", second="m")  # −1/2
+LAW_STALE = _law("afbo.staleness_term", "exponent", "tau_bar")                 # +1
+LAW_APHE = _law("afbo.aphe_bias", "log_ratio", "m",
+                subs={"kappa_g": float(problem().constants["kappa_g"])})        # log(1 − 1/κ_g)
+# For the reasons: Thm 4.1(b)'s own exponent in m at Cor. 4.1's schedule (staleness term).
+THM_B_M = float(R_.exponent_at_order(R_.BOUNDS["afbo.thm41b_cor41_schedule"].expr, "T", "m"))
 
 
-LAW_SC_COR = _law("afbo.cor41_strongly_convex", "exponent", "T")
-LAW_SC_THM = _law("afbo.thm41a_cor41_schedule", "exponent", "T")
-LAW_NC_T = _law("afbo.cor41_nonconvex", "exponent", "T")
-LAW_NC_M = _law("afbo.cor41_nonconvex", "exponent_at_order", "T", second="m")
-LAW_STALE = _law("afbo.staleness_term", "exponent", "tau_bar")
-LAW_APHE = _law("afbo.aphe_bias", "log_ratio", "m", subs={"kappa_g": _kappa_g()})
-
-
+# ============================================================================ claims
 def _b(smoke, standard, full):
     return {"smoke": tuple(smoke), "standard": tuple(standard), "full": tuple(full)}
 
@@ -274,10 +283,18 @@ def _claim(name, **kw) -> Claim:
     return Claim(id=f"afbo.{name}", paper=PAPER, **kw)
 
 
-T_GRID = _b([50, 100, 200, 400], [50, 100, 200, 400, 800, 1600], [50, 100, 200, 400, 800, 1600,
-                                                                  3200])
-SC_SCHED = ("η = c/√T (c = 1), β = min(1/(2ℓ_{g,1}), 1/√(KT)), K = 5, m = 8, σ = 1, "
-            "BoundedDelay(3) outer and inner")
+T_GRID = _b([50, 100, 200, 400], [50, 100, 200, 400, 800, 1600],
+            [50, 100, 200, 400, 800, 1600, 3200])
+M_GRID = _b([4, 8, 16, 32], [4, 8, 16, 32, 64], [4, 8, 16, 32, 64, 128])
+TAU_GRID = _b([4, 8, 16], [1, 2, 4, 6, 8, 12, 16], [1, 2, 4, 6, 8, 12, 16])
+U_GRID = _b(range(4, 41, 4), range(4, 41, 4), range(4, 49, 4))
+
+SC_SCHED = ("η = c/√T (c = 0.5), β = min(1/(2ℓ_{g,1}), 1/√(KT)), K = 5, m = 8, σ = 1, "
+            "start (x*, y*(x*)), E‖x^T − x*‖² averaged over t ≥ T/2")
+RANDOM = ("random truncation N_i ~ U{0..N−1} with N = ⌈κ_g log 3200⌉ = 25 at every T (≥ the "
+          "schedule's ⌈κ_g log T⌉, so b² ≲ 1/T throughout; a T-independent N keeps the "
+          "truncation's variance, ∝ N, out of the T-fit)")
+SERIES_T = "series truncation (the random one's expectation), N = ⌈κ_g log T⌉"
 
 CLAIMS = [
     _claim(
@@ -289,35 +306,36 @@ CLAIMS = [
         measure=sc_fixed, grid=T_GRID, replicates={"smoke": 16, "standard": 32, "full": 64},
         law=LAW_SC_COR, tolerance=0.1, expected="violated",
         reason="PLACEHOLDER",
-        schedule=SC_SCHED + "; APHE as written: fixed truncation U = m = 8",
-        touches=("APHE fixes U = m ([NOTE] 1/N → 1/m, p_{i,N} → p_{i,U})",
+        schedule=f"{SC_SCHED}; BoundedDelay(3); APHE as written: fixed truncation U = m = 8",
+        touches=("APHE fixes U = m ([NOTE] 1/N read 1/m, p_{i,N} read p_{i,U})",
                  "[NOTE] Thm 4.1's '=' read as '≤'"),
     ),
+]
+
+CLAIMS += [
     _claim(
         "strongly_convex_rate_random_truncation",
         source=f"{SEED_FILE}, Cor. 4.1 (strongly convex) [TEXT]",
         statement=r"\mathbb{E}\|x^T - x^*\|^2 = \mathcal{O}(1/T)\quad(\eta = 1/\sqrt{T},"
                   r"\ K^t\beta^2 \leq 1/T,\ N = \mathcal{O}(\log T))",
         kind="at_most", variable="T", quantity=r"\mathbb{E}\|x^T - x^*\|^2",
-        measure=sc_random, grid=T_GRID, replicates={"smoke": 32, "standard": 64, "full": 128},
+        measure=sc_random, grid=T_GRID, replicates={"smoke": 48, "standard": 96, "full": 192},
         law=LAW_SC_COR, tolerance=0.1, expected="violated",
         reason="PLACEHOLDER",
-        schedule=SC_SCHED + "; random truncation N_i ~ U{0..N−1}, N = ⌈κ_g log 3200⌉ = 25 at "
-                            "every T (≥ the schedule's ⌈κ_g log T⌉, so b² ≲ 1/T throughout; a "
-                            "T-independent N keeps the truncation's N² variance factor out of "
-                            "the T-fit)",
+        schedule=f"{SC_SCHED}; BoundedDelay(3); {RANDOM}",
         touches=("N = O(log T) read as N ≥ κ_g log T ([NOTE] a lower bound)",
                  "random truncation instead of APHE's fixed U = m (see afbo.aphe_bias)"),
     ),
     _claim(
         "strongly_convex_rate_theorem",
         source=f"{SEED_FILE}, Thm 4.1(a) at Cor. 4.1's schedule [INFERRED]",
-        statement=r"\mathbb{E}[V^T] \leq (1-\eta\mu_f)^T V^0 + C/(\eta\mu_f) = "
+        statement=r"\mathbb{E}[V^T] \leq (1-\eta\mu_f)^T V^0 + \frac{C}{\eta\mu_f} = "
                   r"\mathcal{O}(T^{-1/2})\quad(\eta = 1/\sqrt{T})",
         kind="at_most", variable="T", quantity=r"\mathbb{E}\|x^T - x^*\|^2",
-        measure=sc_random, grid=T_GRID, replicates={"smoke": 32, "standard": 64, "full": 128},
+        measure=sc_random, grid=T_GRID, replicates={"smoke": 48, "standard": 96, "full": 192},
         law=LAW_SC_THM, tolerance=0.1,
-        schedule=SC_SCHED + "; random truncation, N = ⌈κ_g log 3200⌉ = 25 at every T",
+        schedule=f"{SC_SCHED}; BoundedDelay(3); {RANDOM} (the same runs as "
+                 "afbo.strongly_convex_rate_random_truncation)",
         touches=("[INFERRED] U_1 = u_1η² (undefined in the source)",
                  "[NOTE] '=' read as '≤'; constant η"),
     ),
@@ -332,18 +350,9 @@ CLAIMS = [
         measure=nc_rate_T, grid=T_GRID, replicates={"smoke": 16, "standard": 32, "full": 64},
         law=LAW_NC_T, tolerance=0.1,
         schedule="η = c√(m/T) (c = 0.5), β = min(1/(2ℓ_{g,1}), 1/√(KT)), K = 5, m = 8, σ = 1, "
-                 "BoundedDelay(3); series truncation (expectation of the random one), "
-                 "N = ⌈κ_g log T⌉",
+                 f"BoundedDelay(3), default start x⁰ = 1, y⁰ = 0; {SERIES_T}",
         touches=("N = O(log T) read as N ≥ κ_g log T", "series truncation instead of U = m"),
     ),
-]
-
-M_GRID = _b([4, 8, 16, 32], [4, 8, 16, 32, 64], [4, 8, 16, 32, 64, 128])
-TAU_GRID = _b([1, 2, 4, 8], [1, 2, 4, 8, 16], [1, 2, 4, 8, 16, 32])
-U_GRID = _b([4, 8, 12, 16, 20, 24, 28, 32, 36, 40], [4, 8, 12, 16, 20, 24, 28, 32, 36, 40],
-            [4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48])
-
-CLAIMS += [
     _claim(
         "linear_speedup_m",
         source=f"{SEED_FILE}, Cor. 4.1 (nonconvex) / Remark 4 [TEXT]",
@@ -352,13 +361,15 @@ CLAIMS += [
                   r"\ \mathrm{bounded\ delays})",
         kind="at_most", variable="m", quantity=r"\frac{1}{T}\sum_{t<T}\|\nabla\Phi(x^t)\|^2",
         measure=speedup_delayed, grid=M_GRID,
-        replicates={"smoke": 16, "standard": 32, "full": 64},
-        law=LAW_NC_M, tolerance=0.1,
-        schedule="T = 400, η = c√(m/T) (c = 0.25), β = min(1/(2ℓ_{g,1}), 1/√(KT)), K = 5, "
-                 "σ = 1, BoundedDelay(3); series truncation N = ⌈κ_g log T⌉",
-        touches=("Thm 4.1(b)'s staleness term 3L_fD̂_f τ̄ √(m/T) has exponent +1/2 in m "
-                 "(afbo.thm41b_cor41_schedule): the corollary's m^{−1/2} does not follow from "
-                 "the theorem",),
+        replicates={"smoke": 8, "standard": 16, "full": 32},
+        law=LAW_NC_M, tolerance=0.1, expected="violated",
+        reason="PLACEHOLDER",
+        schedule=f"T = {T_M} fixed, η = c√(m/T) (c = {ETA_M}), β = min(1/(2ℓ_{{g,1}}), "
+                 "1/√(KT)), K = 5, σ = 1, BoundedDelay(3) outer and inner, default start "
+                 f"x⁰ = 1, y⁰ = 0; {SERIES_T}",
+        touches=(f"Thm 4.1(b) at this schedule keeps 3L_fD̂_f τ̄ √(m/T): exponent {THM_B_M:+g} "
+                 "in m (afbo.thm41b_cor41_schedule); the corollary's m^{−1/2} does not follow",
+                 "Cor. 4.1 constrains β only by K^tβ² ≤ 1/T, independently of η"),
     ),
     _claim(
         "linear_speedup_m_sync",
@@ -368,42 +379,46 @@ CLAIMS += [
                   r"\ \tau_i^t = 1)",
         kind="at_most", variable="m", quantity=r"\frac{1}{T}\sum_{t<T}\|\nabla\Phi(x^t)\|^2",
         measure=speedup_sync, grid=M_GRID,
-        replicates={"smoke": 16, "standard": 32, "full": 64},
-        law=LAW_NC_M, tolerance=0.1,
+        replicates={"smoke": 8, "standard": 16, "full": 32},
+        law=LAW_NC_M, tolerance=0.1, expected="violated",
+        reason="PLACEHOLDER",
         schedule="as afbo.linear_speedup_m, synchronous (every delay 1)",
-        touches=("in the synchronous case the theorem's last term is 3(m+4)L_fη D̂_f/m, "
-                 "still +1/2 in m at η = √(m/T)",),
+        touches=("synchronously the theorem's last term is 3(m+4)L_fηD̂_f/m, still +1/2 in m "
+                 "at η = √(m/T)", "Cor. 4.1 constrains β only by K^tβ² ≤ 1/T"),
     ),
     _claim(
         "staleness_floor_vs_delay",
         source=f"{SEED_FILE}, Thm 4.1(b) last term / Remark 2 [TEXT]",
         statement=r"\frac{1}{\bar\eta T}\sum_t\left(\sum_i\tau_i^t + 4\right)"
-                  r"\frac{3L_f\eta_t^2\hat D_f}{m}\ \mathrm{is\ linear\ in}\ \bar\tau",
+                  r"\frac{3L_f\eta_t^2\hat D_f}{m} = \mathcal{O}(\bar\tau)",
         kind="at_most", variable=r"\bar\tau",
-        quantity=r"\frac{1}{T}\sum_{t<T}\|\nabla\Phi(x^t)\|^2\ \mathrm{from}\ x^*",
+        quantity=r"\|\nabla\Phi(x^t)\|^2\ \mathrm{floor}\ (t \geq T/2)",
         measure=floor_vs_delay, grid=TAU_GRID,
-        replicates={"smoke": 16, "standard": 32, "full": 64},
-        law=LAW_STALE, tolerance=0.15,
-        schedule="T = 400, m = 8, η = c√(m/T) (c = 0.14, η = 0.02), β = min(1/(2ℓ_{g,1}), "
-                 "1/√(KT)), K = 5, σ = 1, started at (x*, y*(x*)) so that the average is the "
-                 "floor; BoundedDelay(3τ̄ − 2) (uniform gaps, mean delay τ̄ = (τ_M + 2)/3); "
-                 "series truncation N = ⌈κ_g log T⌉",
-        touches=("Σ_i τ_i^t = m τ̄ (mean outer delay)",),
+        replicates={"smoke": 64, "standard": 128, "full": 256},
+        law=LAW_STALE, tolerance=0.15, window=(4, 16),
+        schedule=f"T = {T_FLOOR}, m = {M_FLOOR}, η = c√(m/T) (c = {ETA_FLOOR}, η ≈ 0.0065, so "
+                 "ηL_Φτ̄ ≤ 0.3), β = min(1/(2ℓ_{g,1}), 1/√(KT)), K = 5, σ = 1, start "
+                 "(x*, y*(x*)), floor = mean of ‖∇Φ(x^t)‖² over t ≥ T/2; outer delays "
+                 "BoundedDelay(3τ̄ − 2) (uniform gaps; mean paper delay τ̄ = (τ_M + 2)/3), "
+                 f"synchronous inner loop (the bound has no inner-delay term); {SERIES_T}; "
+                 "window τ̄ ∈ [4, 16]: a floor ∝ 2τ̄ − 1 (held noise, integrated "
+                 "autocorrelation E[G²]/E[G]) has local slope 2τ̄/(2τ̄ − 1) ≤ 1.14 there",
+        touches=("Σ_i τ_i^t = m τ̄ (mean outer delay)", "ρ (inner delay) absent from the bound"),
     ),
     _claim(
         "no_bias_bounded_delays",
-        source=f"{SEED_FILE}, §3 (most recent updates) and Thm 4.1(a) [INFERRED]",
+        source=f"{SEED_FILE}, §3 (most recent updates) and Thm 4.1(a) at Cor. 4.1 [INFERRED]",
         statement=r"\mathrm{AFBO}:\ \mathbb{E}\|x^T - x^*\|^2 \propto T^{-1/2};\ "
-                  r"\mathrm{naive\ async}:\ \mathrm{plateau}",
+                  r"\mathrm{naive\ asynchronous}:\ \mathrm{plateau}",
         kind="contrast", variable="T", quantity=r"\mathbb{E}\|x^T - x^*\|^2",
         measure=no_bias_contrast, grid=T_GRID,
-        replicates={"smoke": 16, "standard": 32, "full": 64},
+        replicates={"smoke": 32, "standard": 64, "full": 128},
         law=LAW_SC_THM, tolerance=0.15,
-        schedule=SC_SCHED.replace("BoundedDelay(3) outer and inner", "Stragglers(0.25, "
-                                  "slowdown 5) outer and inner (τ_M = 5)")
-        + "; series truncation N = ⌈κ_g log T⌉ for both (separates APHE's U = m bias)",
+        schedule=f"{SC_SCHED}; Stragglers(0.25, slowdown 5) outer and inner (bounded, "
+                 f"τ_M = 5) for both algorithms; {SERIES_T} for both (removes APHE's U = m "
+                 "bias from the comparison)",
         touches=("afbo_naive averages only the arrived updates (reweights non-IID clients)",
-                 "series truncation instead of U = m"),
+                 "series truncation instead of U = m", "[INFERRED] U_1 = u_1η²"),
     ),
     _claim(
         "heterogeneous_local_iterations",
@@ -412,17 +427,17 @@ CLAIMS += [
                   r"(E_i^{t,k} \sim U\{1..5\},\ \eta = 1/\sqrt{T})",
         kind="at_most", variable="T", quantity=r"\mathbb{E}\|x^T - x^*\|^2",
         measure=hetero_local, grid=T_GRID,
-        replicates={"smoke": 16, "standard": 32, "full": 64},
+        replicates={"smoke": 32, "standard": 64, "full": 128},
         law=LAW_SC_THM, tolerance=0.1,
-        schedule=SC_SCHED + "; E_i^{t,k} ~ U{1..5} per inner step, client and replicate, with "
-                            "local SGD steps y_{i,e+1} = y_{i,e} − β∇_y g_i (local_step = β); "
-                            "series truncation N = ⌈κ_g log T⌉",
+        schedule=f"{SC_SCHED}; BoundedDelay(3); E_i^{{t,k}} ~ U{{1..5}} per inner step, client "
+                 "and replicate, local SGD y_{i,e+1} = y_{i,e} − β∇_y g_i (local_step = β), "
+                 f"aligned update (1/E_i)Σ_e; {SERIES_T}",
         touches=("[NOTE] the local iterates y_{i,e} have no update rule in the paper: local "
-                 "SGD with the inner step β read",),
+                 "SGD with the inner step β",),
     ),
     _claim(
         "aphe_bias",
-        source=f"{SEED_FILE}, Thm 4.1 b with U = m / Alg. 2 (APHE) [TEXT]",
+        source=f"{SEED_FILE}, Thm 4.1 (b with U = m) / Alg. 2 APHE [TEXT]",
         statement=r"\|\bar H - \bar\nabla f\| \leq b = \kappa_g\ell_{f,1}(1 - 1/\kappa_g)^m"
                   r"\quad(U = m)",
         kind="geometric", variable="m", quantity=r"\|\frac{1}{m}\sum_i H_i - \bar\nabla f\|",
@@ -431,20 +446,23 @@ CLAIMS += [
         law=LAW_APHE, tolerance=0.05, scale="semilog", window=(12, 48),
         expected="violated", reason="PLACEHOLDER",
         schedule="noise-free APHE at random (x, y), one per replicate; m clients (m/4 copies "
-                 "of the population, same Hessians), U = m products, ℓ = ℓ_{g,1}",
-        touches=("APHE fixes U = m: (U/ℓ)(I − Ĥ/ℓ)^U ([NOTE] 1/N → 1/m, p_{i,N} → p_{i,U})",),
+                 "of the population: the same Hessians for every m), U = m products, "
+                 "ℓ = ℓ_{g,1}; window m ≥ 12 (asymptotic ratio)",
+        touches=("APHE fixes U = m: (U/ℓ)Π(I − Ĥ/ℓ) ([NOTE] 1/N read 1/m, p_{i,N} read "
+                 "p_{i,U})", "[NOTE] the theorem's b is written with N"),
     ),
     _claim(
         "aphe_bias_series",
-        source=f"{SEED_FILE}, Thm 4.1 b with U = m (random/series truncation) [TEXT]",
-        statement=r"\|\mathbb{E}\bar H - \bar\nabla f\| \leq \kappa_g\ell_{f,1}(1 - 1/\kappa_g)^m"
-                  r"\quad(N = m,\ \mathrm{random\ truncation})",
+        source=f"{SEED_FILE}, Thm 4.1 (b with N = m) [TEXT]",
+        statement=r"\|\mathbb{E}\bar H - \bar\nabla f\| \leq \kappa_g\ell_{f,1}"
+                  r"(1 - 1/\kappa_g)^N\quad(N = m,\ \mathrm{random\ truncation})",
         kind="geometric", variable="m", quantity=r"\|\frac{1}{m}\sum_i H_i - \bar\nabla f\|",
         measure=aphe_bias_series, grid=U_GRID,
         replicates={"smoke": 8, "standard": 16, "full": 32},
         law=LAW_APHE, tolerance=0.05, scale="semilog", window=(12, 48),
-        schedule="noise-free APHE at random (x, y); series truncation (1/ℓ)Σ_{n<N}(I − Ĥ/ℓ)^n, "
-                 "the expectation of FedNest/FedMBO's random truncation, with N = m",
-        touches=("control: the law's ratio 1 − 1/κ_g holds for the random/series truncation",),
+        schedule="noise-free APHE at random (x, y); series truncation (1/ℓ)Σ_{n<N}(I − Ĥ/ℓ)^n "
+                 "(the expectation of FedNest/FedMBO's random truncation) with N = m; window "
+                 "m ≥ 12",
+        touches=("control for afbo.aphe_bias: the random/series truncation has the law's ratio",),
     ),
 ]

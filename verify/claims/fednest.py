@@ -589,7 +589,7 @@ CLAIMS = [
         grid=_budgets([0.05, 0.1, 0.2, 0.4, 0.8],
                       [0.05, 0.071, 0.1, 0.141, 0.2, 0.283, 0.4, 0.566, 0.8],
                       [0.05, 0.071, 0.1, 0.141, 0.2, 0.283, 0.4, 0.566, 0.8]),
-        replicates=_reps(16, 64, 256),
+        replicates=_reps(32, 128, 512),
         law=_fedinn_law(), tolerance=0.1, scale="loglog",
         schedule="Fixed x = 1, full participation (m = 20), constant β = 1/(2L_yy) = 0.1 "
                  "(L_yy = λ_max(∇²_{yy}g_i) = κμ for every h; β_k is constant within a FedNest "

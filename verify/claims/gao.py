@@ -76,7 +76,7 @@ HETEROGENEITY = 1.0     # h of the heterogeneous instance (δ² ≈ 10², floor 
 HET_SEED = 1
 DEVICES = 8             # K of the ε-sweeps
 THETA_L1 = 0.8          # θ = 0.8/L₁ < 1/L₁
-C_Q = 2.0               # (1 − θμ)^{2(Q+1)} ≤ ε^{c_Q}
+C_Q = 1.0               # (1 − θμ)^{2(Q+1)} ≤ ε^{c_Q}: 4Δ_Q² = O(ε), as Cor 1/2 need
 
 
 def _budgets(smoke, standard, full):

@@ -1,0 +1,139 @@
+"""Claim-specific checks of ``verify/claims/fedmbo.py``: the closed forms the measures rely on,
+the schedules (Theorem 1's caps, Lemma 5's step condition, the Neumann truncation), the
+derived predictions, and the statements' mathtext."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bilevel_theory import make_context
+from bilevel_theory.estimators import neumann_bias_matrix
+from verify.claim import BUDGETS
+from verify.claims import fedmbo as F
+
+
+def _z(samples: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """z-scores of the sample mean of ``samples (M, d)`` against ``target (d,)``."""
+    se = samples.std(axis=0) / math.sqrt(samples.shape[0])
+    return (samples.mean(axis=0) - target) / se
+
+
+@pytest.mark.parametrize("noise,hessian_noise", [(0.0, 0.0), (1.0, 0.5)])
+def test_phe_mean_closed_form_matches_monte_carlo(noise, hessian_noise):
+    """``H̄ = ∇ₓf̄ + B̄ᵀĀ⁻¹(I − (I − Ā/ℓ)^N)∇_y f̄`` is the mean of PHE's output (with
+    replacement): the claims' variance measures are centred on it."""
+    p = F.phe_problem(noise=noise, hessian_noise=hessian_noise)
+    x, y = F.PHE_POINT
+    H = F._phe_outputs(p, x, y, F.VAR_N, 1 << 14, 32, seed=11, backend="numpy")
+    z = _z(H.reshape(-1, p.dim_x), F.phe_mean(p, x, y, F.VAR_N, p.constants["ell_g1"]))
+    assert np.all(np.abs(z) < 4.5), z
+
+
+def test_ihgp_has_the_same_conditional_mean():
+    """FedNest's ``h`` (shared chain) has the same mean ``H̄``: the contrast compares spreads."""
+    p = F.phe_problem(noise=1.0, hessian_noise=0.5)
+    x, y = F.PHE_POINT
+    ctx = make_context(p, 1 << 15, seed=5)
+    h = F.ihgp_hypergradient(ctx, x, y, F.VAR_N, 4, p.constants["ell_g1"])
+    z = _z(h, F.phe_mean(p, x, y, F.VAR_N, p.constants["ell_g1"]))
+    assert np.all(np.abs(z) < 4.5), z
+
+
+def test_bias_estimator_is_unbiased_for_the_exact_bias():
+    """The U-statistic of ``phe_bias`` estimates ``‖B̄ᵀ(−Ā⁻¹(I − Ā/ℓ)^N)∇_y f̄‖²``."""
+    out = F.phe_bias(3, 16, seed=2)
+    exact = out["exact"][0]
+    v = out["value"]
+    assert abs(v.mean() - exact) < 4.5 * v.std() / math.sqrt(v.size) + 1e-12
+    p = F.phe_problem()
+    ell, mu = p.constants["ell_g1"], p.constants["mu_g"]
+    # eq. (5): ‖E[Ĥ] − Ā⁻¹‖ = (1 − λ_min/ℓ)^N/λ_min with λ_min(Ā) = μ_g (structured storage)
+    assert np.linalg.norm(neumann_bias_matrix(p, 6, ell), 2) == pytest.approx(
+        (1 - mu / ell) ** 6 / mu, rel=1e-9)
+
+
+def test_bias_window_is_asymptotic():
+    """In the window the exact local semilog slope of ‖b_N‖² is within 1% of 2 log ρ."""
+    claim = next(c for c in F.CLAIMS if c.id == "fedmbo.phe_bias_vs_N")
+    p = F.phe_problem()
+    x, y = F.PHE_POINT
+    ell = p.constants["ell_g1"]
+    sur = p.surrogate_hypergradient(x, y)
+    lo, hi = claim.window
+    b2 = [np.sum((F.phe_mean(p, x, y, N, ell) - sur) ** 2) for N in range(int(lo), int(hi) + 1)]
+    slopes = np.diff(np.log(b2))
+    assert np.allclose(slopes, claim.law.value, rtol=0.01)
+
+
+def test_prop1_point_is_in_the_domain():
+    p = F.phe_problem(**F.BOUND_INSTANCE)
+    x, y = F.bias_bound_point()
+    assert np.linalg.norm(x) <= p.radius + 1e-9 and np.linalg.norm(y) <= p.radius + 1e-9
+    assert np.allclose(y, p.y_star(x))
+
+
+def _thm1_points():
+    """``(claim id, n, K)`` of every Theorem-1 grid point of every budget."""
+    for c in F.CLAIMS:
+        if c.measure is F.stationarity_vs_n:
+            f = lambda v: (int(v), F.STAT_N_K)  # noqa: E731
+        elif c.measure is F.stationarity_vs_K:
+            f = lambda v: (F.STAT_K_N, int(v))  # noqa: E731
+        elif c.measure is F.stationarity_at_speedup:
+            f = lambda v: (int(v), F.iterations_for(1.0, int(v), F.SPEEDUP_NK))  # noqa: E731
+        elif c.measure is F.stationarity_at_epsilon:
+            f = lambda v: (F.EPS_N, F.iterations_for(1 / v, F.EPS_N, F.EPS_C))  # noqa: E731
+        else:
+            continue
+        for budget in BUDGETS:
+            for v in c.grid[budget]:
+                yield (c.id, *f(v))
+
+
+def test_theorem1_schedule_on_every_grid_point():
+    """α = √(n/K)·α̂₃ exactly (the branch the rate comes from), α ≤ min(α̂₁, α̂₂), β within
+    Lemma 5's 1/(2ℓ_{g,1}), b² ≤ 10⁻³/√(nK), and ST ≥ κ_g⁴ (Cor. 1)."""
+    c = F.thm1_constants()
+    k = F.thm1_problem().constants
+    assert c["S"] * c["T"] >= k["kappa_g"] ** 4
+    assert c["alpha_hat2"] >= c["alpha_hat1"]
+    for cid, n, K in _thm1_points():
+        alpha, beta = F.thm1_steps(n, K)
+        assert alpha == pytest.approx(math.sqrt(n / K) * c["alpha_hat3"]), (cid, n, K)
+        assert alpha <= min(c["alpha_hat1"], c["alpha_hat2"]) * (1 + 1e-12), (cid, n, K)
+        assert beta <= 1 / (2 * k["ell_g1"]) * (1 + 1e-12)
+        assert c["b2"] <= F.B2_FACTOR / math.sqrt(n * K)
+        # the transient of the slowest direction of Φ has died out: α μ_Φ K ≥ 8
+        assert alpha * k["mu_phi"] * K >= 8, (cid, n, K)
+
+
+def test_iteration_exponents_from_corollary_1():
+    assert F._iteration_exponents() == (-2.0, -1.0)
+    assert F.iterations_for(1.0, 4, F.EPS_C) == 200
+    assert F.iterations_for(0.5, 4, F.EPS_C) == 800
+
+
+def test_laws_are_derived():
+    laws = {c.id: c.law.value for c in F.CLAIMS}
+    kg = F.phe_problem().constants["kappa_g"]
+    assert laws["fedmbo.phe_bias_vs_N"] == pytest.approx(2 * math.log((kg - 1) / kg))
+    assert laws["fedmbo.phe_variance_vs_clients"] == -1.0
+    assert laws["fedmbo.stationarity_vs_n"] == -0.5
+    assert laws["fedmbo.stationarity_vs_K"] == -0.5
+    assert laws["fedmbo.linear_speedup"] == 0.0
+    assert laws["fedmbo.complexity_vs_epsilon"] == -1.0
+    assert laws["fedmbo.phe_variance_vs_N"] == 0.0
+    assert laws["fedmbo.inner_loop_drift"] == -1.0
+
+
+def test_statements_parse_as_mathtext():
+    from reports.figures import mathtext_ok
+
+    for c in F.CLAIMS:
+        assert mathtext_ok(f"${c.statement}$"), c.id
+        assert mathtext_ok(f"${c.quantity}$"), c.id
+        assert c.source.startswith(F.SEED) and ("[TEXT]" in c.source or "[INFERRED]" in c.source)
+        assert c.schedule and c.touches, c.id
