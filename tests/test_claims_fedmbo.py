@@ -112,8 +112,9 @@ def test_theorem1_schedule_on_every_grid_point():
 
 def test_iteration_exponents_from_corollary_1():
     assert F._iteration_exponents() == (-2.0, -1.0)
-    assert F.iterations_for(1.0, 4, F.EPS_C) == 200
-    assert F.iterations_for(0.5, 4, F.EPS_C) == 800
+    assert F.iterations_for(1.0, 8, F.EPS_C) == 200
+    assert F.iterations_for(0.5, 8, F.EPS_C) == 800
+    assert F.iterations_for(2 ** -0.5, 8, F.EPS_C) == 400
 
 
 def test_laws_are_derived():

@@ -167,7 +167,7 @@ def test_check_and_cli_on_a_cluster_match_serial(tmp_path, cluster):
     broken = dataclasses.replace(SLOW_CLAIM, id="demo.broken",
                                  measure=lambda x, replicates, seed, backend: 1 / 0)
     with pytest.raises(MeasureError, match="demo.broken.*ZeroDivisionError"):
-        check(broken, scheduler=client)
+        check(broken, catalogue=CATALOGUE, scheduler=client)
 
     out = tmp_path / "cli"
     address = cl.scheduler_address.removeprefix("tcp://")  # HOST:PORT means tcp://

@@ -435,11 +435,13 @@ def check(claim: Claim | str, budget: str = "smoke", seed: int = 0, backend: str
 def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.PathLike = "results",
               backend: str = "numpy", workers: int = 1, seed: int = 0, progress: bool = True,
               *, catalogue: str | None = None, scheduler: Any = None,
-              n_boot: int = N_BOOT) -> list[Result]:
+              n_boot: int = N_BOOT, costs: bool | None = None) -> list[Result]:
     """Run every claim matching ``pattern`` into ``out`` (resuming), judge, and write
     ``out/summary.json`` and ``out/run.json``.  Returns the results in catalogue order.
     Points run on ``workers`` local processes, or on the Dask cluster at ``scheduler``
-    (``tcp://HOST:PORT`` or a ``distributed.Client``; see :func:`make_executor`)."""
+    (``tcp://HOST:PORT`` or a ``distributed.Client``; see :func:`make_executor`).
+    ``costs`` adds the per-algorithm cost comparison (:mod:`verify.costs`); by default it runs
+    with the whole papers' catalogue (no pattern)."""
     started = time.perf_counter()
     _check_budget(budget)
     seed = _check_seed(seed)
@@ -448,26 +450,35 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
     executor = make_executor(workers, scheduler)
     store = ResultsStore(out)
     store.ensure_writable()
+    meta = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "package_version": versions()["bilevel-theory"], "backend": backend, "budget": budget,
+        "seed": seed, "pattern": pattern, "catalogue": catalogue, "workers": int(workers),
+        "scheduler": getattr(executor, "address", None),
+        "claims": [c.id for c in claims], "status": "running",
+        "machine": {"platform": platform.platform(), "processor": platform.machine(),
+                    "cpu_count": os.cpu_count()},
+        "python": platform.python_version(), "numpy": np.__version__, "argv": list(sys.argv),
+    }
+    _write_json(Path(out) / RUN, meta)  # first, so that an interrupted run keeps its catalogue
     tasks: list[Task] = []
     for claim in claims:
         done = store.completed(claim.id, budget, config_hash(claim, budget), seed, backend)
         tasks += _tasks(claim, budget, seed, backend, catalogue, done)
     _execute(tasks, executor, store.append_point, progress, "verify")
+    if costs is None:
+        costs = catalogue is None and not pattern
+    if costs:
+        from .costs import measure_costs  # noqa: PLC0415
+
+        measure_costs(out, budget, seed, backend)
     results = [evaluate(c, budget, store.points(c.id, budget, config_hash(c, budget), seed,
                                                 backend), seed, n_boot)
                for c in claims]
     _write_json(Path(out) / SUMMARY, [r.to_dict() for r in results])
-    _write_json(Path(out) / RUN, {
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "package_version": versions()["bilevel-theory"], "backend": backend, "budget": budget,
-        "seed": seed, "pattern": pattern, "catalogue": catalogue, "workers": int(workers),
-        "scheduler": getattr(executor, "address", None),
-        "claims": [c.id for c in claims], "points_run": len(tasks),
-        "machine": {"platform": platform.platform(), "processor": platform.machine(),
-                    "cpu_count": os.cpu_count()},
-        "python": platform.python_version(), "numpy": np.__version__,
-        "runtime_seconds": time.perf_counter() - started, "argv": list(sys.argv),
-    })
+    _write_json(Path(out) / RUN, {**meta, "status": "complete", "points_run": len(tasks),
+                                  "costs": bool(costs),
+                                  "runtime_seconds": time.perf_counter() - started})
     return results
 
 

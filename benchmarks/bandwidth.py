@@ -1,0 +1,108 @@
+"""Achieved memory bandwidth of the batched Hessian-vector step ``∇²_{yy}g_i v = A_i v``.
+
+Times ``problem.exact_hvp_yy_g(idx, v)`` (and ``Oracle.hvp_yy_g`` on a noise-free instance,
+which adds only the ledger count) for ``R·n`` client-vectors, and divides a byte model by the
+time.
+
+Byte model (compulsory traffic, per client-vector, float64, int64 indices): read the index
+(8 B), read the client's data the product needs (structured ``EigenScaled``: the spectrum
+``a_i``, ``8·d`` B; ``Dense``: ``A_i``, ``8·d²`` B), read ``v`` (``8·d``), write the result
+(``8·d``).  The shared eigenbasis ``U`` (``d×d``) stays in cache and is not counted, nor are
+temporaries (they are the overhead being measured) nor whole cache lines of a gathered row.
+The copy bandwidth uses the same read + write convention.
+
+Also reported: the GFLOP/s (``4d²`` flops per client-vector for ``EigenScaled``, two ``d×d``
+products; ``2d²`` for ``Dense``), a breakdown of the library's product into its stages, and
+candidate implementations (:mod:`benchmarks.hvp_variants`) checked against the library's
+result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from problems import Oracle, QuadraticBilevel, get_backend
+from problems.families import Dense, EigenScaled
+
+from . import hvp_variants
+from .common import best_of
+
+
+def byte_model(storage: str, rows: int, dim: int) -> int:
+    """Compulsory bytes of ``rows`` Hessian-vector products (see the module docstring)."""
+    data = 8 * dim if storage == "structured" else 8 * dim * dim
+    return rows * (8 + data + 16 * dim)
+
+
+def flop_model(storage: str, rows: int, dim: int) -> int:
+    return rows * (4 if storage == "structured" else 2) * dim * dim
+
+
+def hvp_case(storage: str, dim: int, clients: int, replicates: int, sampled_clients: int,
+             backend: str, copy_gbs: float, repeats: int = 5,
+             variants: bool = True) -> dict[str, Any]:
+    """Bandwidth of one configuration; the instance is built (no constants needed) and freed."""
+    be = get_backend(backend)
+    problem = QuadraticBilevel.random(clients=clients, dim_x=dim, dim_y=dim, kappa=10.0,
+                                      heterogeneity=0.5, noise=0.0, seed=0, storage=storage)
+    prob = problem.to(be)
+    rng = be.rng(1)
+    idx = rng.integers(0, clients, size=(replicates, sampled_clients))
+    v = rng.standard_normal((replicates, sampled_clients, dim))
+    rows = replicates * sampled_clients
+    nbytes, flops = byte_model(storage, rows, dim), flop_model(storage, rows, dim)
+
+    def rate(seconds: float) -> dict[str, float]:
+        gbs = nbytes / seconds / 1e9
+        return dict(seconds=seconds, gbytes_per_s=gbs, fraction_of_copy=gbs / copy_gbs,
+                    gflops=flops / seconds / 1e9, ns_per_row=seconds / rows * 1e9)
+
+    expected = prob.exact_hvp_yy_g(idx, v)
+    lib_t, lib_calls = best_of(lambda: prob.exact_hvp_yy_g(idx, v), backend, repeats, 10.0)
+    oracle = Oracle(problem, be, 0)
+    orc_t, _ = best_of(lambda: oracle.hvp_yy_g(idx, None, None, v), backend, repeats, 10.0)
+    row: dict[str, Any] = dict(
+        storage=storage, family=type(prob.A).__name__, dim=dim, clients=clients,
+        instance_bytes=problem.nbytes, replicates=replicates, sampled_clients=sampled_clients,
+        rows=rows, bytes_model=nbytes, flops_model=flops, repeats=lib_calls,
+        exact_hvp_yy_g=rate(lib_t), oracle_hvp_yy_g=rate(orc_t),
+    )
+    row.update(rate(lib_t))
+    if backend == "numpy":
+        row["breakdown"] = {k: rate(t) for k, t in stages(prob.A, idx, v, repeats).items()}
+        if variants:
+            row["variants"] = {}
+            for name, fn in hvp_variants.for_family(prob.A).items():
+                out = fn(prob.A, idx, v)
+                ok = bool(np.allclose(out, expected, rtol=1e-12, atol=1e-12))
+                t, _ = best_of(lambda fn=fn: fn(prob.A, idx, v), backend, repeats, 10.0)
+                row["variants"][name] = dict(rate(t), matches_library=ok)
+    return row
+
+
+def stages(family, idx, v, repeats: int) -> dict[str, float]:
+    """Seconds of each stage of the library's product (numpy), to see what bounds it."""
+    out: dict[str, float] = {}
+
+    def t(fn):
+        return best_of(fn, "numpy", repeats, 5.0)[0]
+
+    if isinstance(family, EigenScaled):
+        U, a = family.U, family.a
+        w = v @ U
+        g = a[idx]
+        out["v @ U"] = t(lambda: v @ U)
+        out["gather a[idx]"] = t(lambda: a[idx])
+        out["gather a.take(idx, 0)"] = t(lambda: a.take(idx, axis=0))
+        out["(v@U) * a_i"] = t(lambda: w * g)
+        out["... @ U.T"] = t(lambda: w @ U.T)
+    elif isinstance(family, Dense):
+        M = family.M
+        Mi = M[idx]
+        out["gather M[idx]"] = t(lambda: M[idx])
+        out["gather M.take(idx, 0)"] = t(lambda: M.take(idx, axis=0))
+        out["batched M_i @ v"] = t(lambda: (Mi @ v[..., None])[..., 0])
+    out["copy of v (reference)"] = t(lambda: v.copy())
+    return out

@@ -1,0 +1,127 @@
+"""The benchmarks' per-client reference loop computes the same FedMBO round as the vectorized
+implementation (same recorded draws, float64 tolerance), and ``--quick`` writes a JSON document
+of the documented shape.  No timing is asserted here: speed is measured in ``benchmarks/``."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from benchmarks import hvp_variants
+from benchmarks.reference import (
+    ReferenceData,
+    Tape,
+    dense_clients,
+    fedmbo_round_reference,
+    record_fedmbo_round,
+    touched_clients,
+)
+from problems import QuadraticBilevel
+
+HP = dict(inner_steps=3, neumann_steps=6, sampled_clients=7, samples=1, outer_step=0.05,
+          inner_step=0.1)
+
+
+def _problem(storage, noise, clients=40, dim_x=3, dim_y=4):
+    return QuadraticBilevel.random(clients=clients, dim_x=dim_x, dim_y=dim_y, kappa=5.0,
+                                   heterogeneity=0.7, noise=noise, seed=3, storage=storage)
+
+
+@pytest.mark.parametrize("storage", ["structured", "dense"])
+@pytest.mark.parametrize("noise", [0.0, 0.3])
+def test_reference_matches_vectorized_round(storage, noise):
+    """≈ at float64 tolerance (the loop sums clients in another order)."""
+    prob = _problem(storage, noise)
+    rec = record_fedmbo_round(prob, replicates=3, seed=5, hp=HP)
+    data = ReferenceData.build(prob, touched_clients(rec["tape"]))
+    x, y = fedmbo_round_reference(prob, data, rec["tape"], rec["x0"], rec["y0"], rec["hp"])
+    assert rec["tape"].done(), "the loop must consume every recorded draw"
+    np.testing.assert_allclose(y, rec["y"], rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(x, rec["x"], rtol=1e-12, atol=1e-13)
+    assert np.abs(x - rec["x0"]).max() > 1e-3, "the round must move x (non-trivial check)"
+
+
+def test_reference_subset_of_replicates_matches():
+    prob = _problem("structured", 0.2)
+    rec = record_fedmbo_round(prob, replicates=4, seed=1, hp=HP)
+    data = ReferenceData.build(prob)
+    x, y = fedmbo_round_reference(prob, data, rec["tape"], rec["x0"], rec["y0"], rec["hp"],
+                                  replicates=2)
+    np.testing.assert_allclose(x, rec["x"][:2], rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(y, rec["y"][:2], rtol=1e-12, atol=1e-13)
+
+
+def test_reference_detects_different_draws():
+    """The comparison is sensitive: replaying another seed's draws gives other numbers."""
+    prob = _problem("structured", 0.3)
+    rec = record_fedmbo_round(prob, replicates=2, seed=0, hp=HP)
+    other = record_fedmbo_round(prob, replicates=2, seed=1, hp=HP)
+    data = ReferenceData.build(prob)
+    x, _ = fedmbo_round_reference(prob, data, other["tape"], rec["x0"], rec["y0"], rec["hp"])
+    assert np.abs(x - rec["x"]).max() > 1e-6
+
+
+def test_tape_checks_the_draw_order():
+    tape = Tape()
+    tape.append("integers", np.zeros((2, 3), dtype=int))
+    with pytest.raises(RuntimeError, match="draw order"):
+        tape.take("standard_normal", (2, 3))
+
+
+@pytest.mark.parametrize("storage", ["structured", "dense"])
+def test_dense_clients_match_client_matrices(storage):
+    prob = _problem(storage, 0.0, clients=12)
+    ids = np.array([0, 5, 11])
+    A = dense_clients(prob.A, ids, prob.dim_y)
+    B = dense_clients(prob.B, ids, prob.dim_x)
+    for k, i in enumerate(ids):
+        np.testing.assert_allclose(A[k], prob.client(int(i))["A"], rtol=1e-13, atol=1e-14)
+        np.testing.assert_allclose(B[k], prob.client(int(i))["B"], rtol=1e-13, atol=1e-14)
+
+
+@pytest.mark.parametrize("storage", ["structured", "dense"])
+def test_hvp_variants_match_library(storage):
+    prob = _problem(storage, 0.0, clients=50, dim_x=5, dim_y=6)
+    rng = np.random.default_rng(0)
+    idx = rng.integers(0, 50, size=(3, 5000))  # > one block of rows
+    v = rng.standard_normal((3, 5000, 6))
+    expected = prob.exact_hvp_yy_g(idx, v)
+    variants = hvp_variants.for_family(prob.A)
+    assert variants
+    for name, fn in variants.items():
+        np.testing.assert_allclose(fn(prob.A, idx, v), expected, rtol=1e-12, atol=1e-12,
+                                   err_msg=name)
+
+
+def test_quick_json_schema(tmp_path):
+    """Shape of the ``--quick`` document only (no timing is asserted)."""
+    from benchmarks.__main__ import main
+
+    out = tmp_path / "bench.json"
+    assert main(["--quick", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["schema"] == "bilevel-theory-benchmarks/1"
+    assert doc["backend"] == "numpy" and doc["quick"] is True
+    for key in ("cpu_model", "cores", "numpy", "blas", "backend"):
+        assert key in doc["machine"]
+    assert doc["copy_bandwidth"]["gbytes_per_s"] > 0
+    rows = [r for r in doc["rounds"] if "skipped" not in r]
+    assert {r["algorithm"] for r in rows} == {"fedmbo", "fednest"}
+    for r in rows:
+        for key in ("dim", "replicates", "sampled_clients", "seconds_per_round",
+                    "evals_per_second", "peak_memory_bytes", "memory_method",
+                    "oracle_calls_per_replicate"):
+            assert key in r, key
+        assert r["seconds_per_round"] > 0 and r["evals_per_second"] > 0
+    for c in doc["speedup"]:
+        assert c["reference_matches"] is True
+        for key in ("speedup", "reference_seconds", "vectorized_seconds", "met", "target"):
+            assert key in c
+    for c in doc["bandwidth"]:
+        for key in ("bytes_model", "gbytes_per_s", "fraction_of_copy", "breakdown", "met"):
+            assert key in c
+        assert all(v["matches_library"] for v in c["variants"].values())
+    assert doc["memory"]["peak_rss_bytes"] > 0 and "met" in doc["memory"]
+    assert set(doc["summary"]) == {"speedup", "bandwidth", "memory"}

@@ -1,0 +1,125 @@
+"""Claim-specific checks of ``verify/claims/fednest.py``: the closed forms the measures rely
+on, the schedules, the derived predictions, the windows and the statements' mathtext."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from bilevel_theory import rates
+from bilevel_theory.estimators import neumann_bias_matrix
+from verify.claim import BUDGETS
+from verify.claims import fednest as F
+from verify.fit import in_window
+
+BY_ID = {c.id: c for c in F.CLAIMS}
+
+
+def test_ids_sources_and_budgets():
+    assert len(BY_ID) == len(F.CLAIMS)
+    for c in F.CLAIMS:
+        assert c.id.split(".")[0] in ("fednest", "lfednest")
+        assert c.paper == "FedNest 2022"
+        assert c.source.startswith(F.SEED_FILE) and ("[TEXT]" in c.source
+                                                     or "[INFERRED]" in c.source)
+        assert c.schedule
+        for b in BUDGETS:
+            inside = in_window(np.asarray(c.grid[b], float), c.window)
+            assert inside.sum() >= (2 if c.kind == "exact" else 3), (c.id, b)
+
+
+def test_statements_render():
+    mathtext = pytest.importorskip("matplotlib.mathtext")
+    parser = mathtext.MathTextParser("agg")
+    for c in F.CLAIMS:
+        for tex in (c.statement, c.quantity):
+            assert r"\text" not in tex and r"\tfrac" not in tex, c.id
+        for tex in (c.statement, c.quantity, c.law.latex):
+            parser.parse(f"${tex}$", dpi=72)
+
+
+def test_ihgp_point_and_exact_bias():
+    """At (0, y_w) the global ∇_y f is the bottom eigenvector w of Ā, λ_min(Ā) = μ_g, and the
+    exact bias ‖Ā⁻¹ − E Ĥ‖ equals Lemma 2.2's bound ((κ_g−1)/κ_g)^N/μ_g."""
+    prob, w, y_w, w_ainv_w, lam_min = F._ihgp_problem()
+    c = prob.constants
+    idx = np.arange(prob.clients)[None]
+    g = prob.exact_grad_y_f(idx, np.zeros((1, 1, prob.dim_x)), y_w[None, None]).mean(axis=1)[0]
+    np.testing.assert_allclose(g, w, atol=1e-12)
+    assert lam_min == pytest.approx(c["mu_g"], rel=1e-12)
+    assert w_ainv_w == pytest.approx(1 / c["mu_g"], rel=1e-12)
+    for N in (1, 5, 9):
+        exact = np.linalg.norm(neumann_bias_matrix(prob, N, c["ell_g1"]), 2)
+        assert exact == pytest.approx(((c["kappa_g"] - 1) / c["kappa_g"]) ** N / c["mu_g"],
+                                      rel=1e-9)
+
+
+def test_ihgp_measure_is_unbiased():
+    """The measure's mean is the exact bias within 4.5 Monte-Carlo standard errors."""
+    out = F.ihgp_bias(5, 16, seed=3)
+    v = out["value"]
+    assert abs(v.mean() - out["lemma_bound"][0]) < 4.5 * v.std() / math.sqrt(v.size)
+
+
+def test_predictions_are_derived_from_rates():
+    assert BY_ID["fednest.bilevel_rate"].law.value == pytest.approx(
+        float(rates.leading_exponent(rates.BOUNDS["fednest.cor31"], "K")))
+    assert BY_ID["fednest.ihgp_bias_vs_N"].law.value == pytest.approx(
+        math.log(1 - 1 / F._ihgp_problem()[0].constants["kappa_g"]))
+    assert BY_ID["fednest.variance_floor"].law.value == -1.0
+    assert BY_ID["lfednest.bias_under_heterogeneity"].law.value == 4.0
+    assert BY_ID["fednest.fedinn_vs_fedavg"].law.value == 0.0
+    # the Cor. 3.1 window starts at the crossover κ_g³
+    lo = BY_ID["fednest.bilevel_rate"].window[0]
+    assert lo == pytest.approx(F._bilevel_rate_problem().constants["kappa_g"] ** 3)
+
+
+def test_rounds_predictions():
+    out = F.fednest_rounds(5, 2, seed=0)
+    assert out["predicted"][0] == 2 * F.ROUNDS_T + 5 + 3 == out["value"][0]
+    out = F.lfednest_rounds(4, 2, seed=0)
+    assert out["predicted"][0] == 4 + 1 == out["value"][0]
+
+
+@pytest.mark.parametrize("setting", ["paper", "notebook"])
+def test_minimax_instance_and_contraction(setting):
+    """Every client's x-Hessian is λI and y-Hessian I (so FedOut's τ local steps are one step
+    of γ); the predicted slope is log((1 − γμ_Φ)²) with μ_Φ = λ + ‖Ā‖²."""
+    prob = F._mm_problem(setting)
+    lam = F.MM_SETTINGS[setting]["lam"]
+    for i in (0, 7):
+        m = prob.client(i)
+        np.testing.assert_allclose(m["P"], lam * np.eye(F.MM_DIM))
+        np.testing.assert_allclose(m["A"], np.eye(F.MM_DIM))
+    c = prob.constants
+    alpha = 0.5 / c["L_phi"]
+    gamma = (1 - (1 - alpha * lam / F.MM_TAU) ** F.MM_TAU) / lam
+    assert F._mm_law(setting).value == pytest.approx(2 * math.log(1 - gamma * c["mu_phi"]))
+    np.testing.assert_allclose(prob.x_star, 0.0, atol=1e-12)
+
+
+def test_minimax_fednest_rate_is_the_predicted_one():
+    """Deterministic run: the per-epoch ratio of ‖x_k‖² settles at the predicted contraction."""
+    d, div = F._mm_distance("fednest", "paper", 12, 1, 0, "numpy")
+    d8, _ = F._mm_distance("fednest", "paper", 8, 1, 0, "numpy")
+    assert not div.any()
+    slope = math.log(d[0] / d8[0]) / 4
+    assert slope == pytest.approx(F._mm_law("paper").value, abs=0.02)
+
+
+def test_variance_floor_schedule_is_the_constant_branch():
+    prob = F._vf_problem()
+    a = {K: F._vf_schedule(prob, K) for K in (100, 1600)}
+    assert a[100]["outer_step"] == a[1600]["outer_step"] == 0.5 / prob.constants["L_phi"]
+    kg = prob.constants["kappa_g"]
+    n_rates = sp.ceiling(math.log(1600) / (2 * math.log(kg / (kg - 1))))
+    assert a[1600]["neumann_steps"] >= int(n_rates)  # b² ≤ κ_g²ℓ_{f,1}²/K as in the bound
+
+
+def test_lfednest_bias_vanishes_without_heterogeneity():
+    out = F.lfednest_bias(0.0, 16, seed=4)
+    v = out["value"]
+    assert abs(v.mean()) < 4.5 * v.std() / math.sqrt(v.size) + 1e-9
