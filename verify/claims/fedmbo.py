@@ -708,8 +708,8 @@ def _claims() -> list[Claim]:
             quantity=r"\mathbb{E}\|y^{k,t} - y^*(x^k)\|^2",
             measure=inner_drift,
             grid=_budgets([1, 2, 4, 8, 16, 32, 64, 128], [2 ** k for k in range(10)],
-                          [2 ** k for k in range(12)]),
-            replicates=_reps(16, 64, 256),
+                          [2 ** k for k in range(11)]),
+            replicates=_reps(16, 64, 128),
             law=_law(rates.law_for(LEMMA5_STATIONARY, "exponent", "n")), tolerance=0.1,
             schedule=("inner loop alone at a fixed x (x = 7v, v the top right-singular vector "
                       "of J; ‖y*(x)‖ large), y₀ = y*(x), β = 1/(2ℓ_{g,1}) (Lemma 5's largest), "
