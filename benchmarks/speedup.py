@@ -46,7 +46,8 @@ def speedup_case(problem, replicates: int, sampled_clients: int, backend: str,
     vec = vectorized["seconds_per_round"]
     return dict(
         algorithm="fedmbo", clients=problem.clients, dim=problem.dim_x,
-        storage=problem.spec.get("storage"), replicates=replicates,
+        storage=problem.spec.get("storage"), noise=problem.grad_noise,
+        hessian_noise=problem.hessian_noise, replicates=replicates,
         sampled_clients=sampled_clients, vectorized_seconds=vec,
         reference_seconds=ref_total, reference_timed_replicates=k,
         reference_extrapolated=k < replicates,

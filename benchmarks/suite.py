@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from . import bandwidth, memory, rounds, speedup
@@ -38,6 +38,8 @@ class Grid:
     speedup_dims: tuple[int, ...] = (10, 32)
     speedup_replicates: tuple[int, ...] = (1, 32)
     speedup_timed_replicates: int = 2
+    #: also time a noise-free twin of the instance (no Gaussian draws: isolates the math)
+    speedup_noise_free: bool = True
     #: (storage, dim, clients, replicates, sampled clients)
     bandwidth_cases: tuple[tuple[str, int, int, int, int], ...] = (
         ("structured", 10, 1_000_000, 32, 100_000),
@@ -98,20 +100,26 @@ def run_suite(quick: bool = False, backend: str = "numpy", sections=SECTIONS,
     if "speedup" in sections:
         log("## speedup over the per-client loop")
         for dim in grid.speedup_dims:
-            for R in grid.speedup_replicates:
-                reuse = next((r for r in rows if r.get("algorithm") == "fedmbo"
-                              and r["dim"] == dim and r["replicates"] == R
-                              and r["sampled_clients"] == grid.speedup_sampled
-                              and "seconds_per_round" in r), None)
-                case = speedup.speedup_case(instances[dim], R, grid.speedup_sampled, backend,
-                                            grid.speedup_timed_replicates, vectorized=reuse)
-                case["target"] = TARGETS["speedup"]["minimum"]
-                case["met"] = bool(case["speedup"] >= case["target"])
-                doc["speedup"].append(case)
-                log(f"  d={dim} R={R} n={grid.speedup_sampled}: loop "
-                    f"{case['reference_seconds']:.2f} s, vectorized "
-                    f"{case['vectorized_seconds']:.4f} s, speedup {case['speedup']:.1f}x "
-                    f"(matches: {case['reference_matches']})")
+            variants = [instances[dim]]
+            if grid.speedup_noise_free:
+                log(f"  noise-free twin of the d={dim} instance (constants recomputed) ...")
+                variants.append(replace(instances[dim], grad_noise=0.0, hessian_noise=0.0))
+            for problem in variants:
+                noisy = problem.grad_noise > 0 or problem.hessian_noise > 0
+                for R in grid.speedup_replicates:
+                    reuse = next((r for r in rows if noisy and r.get("algorithm") == "fedmbo"
+                                  and r["dim"] == dim and r["replicates"] == R
+                                  and r["sampled_clients"] == grid.speedup_sampled
+                                  and "seconds_per_round" in r), None)
+                    case = speedup.speedup_case(problem, R, grid.speedup_sampled, backend,
+                                                grid.speedup_timed_replicates, vectorized=reuse)
+                    case["target"] = TARGETS["speedup"]["minimum"]
+                    case["met"] = bool(case["speedup"] >= case["target"])
+                    doc["speedup"].append(case)
+                    log(f"  d={dim} R={R} n={grid.speedup_sampled} noise={case['noise']}: loop "
+                        f"{case['reference_seconds']:.2f} s, vectorized "
+                        f"{case['vectorized_seconds']:.4f} s, speedup {case['speedup']:.1f}x "
+                        f"(matches: {case['reference_matches']})")
     instances.clear()
     gc.collect()
 
@@ -152,8 +160,8 @@ def summary(doc: dict[str, Any]) -> dict[str, Any]:
     """Whether each target was met, case by case."""
     out: dict[str, Any] = {}
     if doc.get("speedup"):
-        out["speedup"] = [dict(dim=c["dim"], replicates=c["replicates"], speedup=c["speedup"],
-                               met=c["met"]) for c in doc["speedup"]]
+        out["speedup"] = [dict(dim=c["dim"], replicates=c["replicates"], noise=c["noise"],
+                               speedup=c["speedup"], met=c["met"]) for c in doc["speedup"]]
     if doc.get("bandwidth"):
         out["bandwidth"] = [dict(storage=c["storage"], dim=c["dim"],
                                  fraction_of_copy=c["fraction_of_copy"], met=c["met"])
@@ -191,7 +199,8 @@ def markdown(doc: dict[str, Any]) -> str:
         for c in doc["speedup"]:
             ext = f" (timed {c['reference_timed_replicates']} rep., ×)" if c[
                 "reference_extrapolated"] else ""
-            lines.append(f"| d={c['dim']} R={c['replicates']} n={c['sampled_clients']} | "
+            lines.append(f"| d={c['dim']} R={c['replicates']} n={c['sampled_clients']} "
+                         f"noise={c['noise']} | "
                          f"{c['reference_seconds']:.3g}{ext} | {c['vectorized_seconds']:.3g} | "
                          f"{c['speedup']:.1f}× | {'yes' if c['met'] else 'no'} |")
         lines.append("")

@@ -8,8 +8,9 @@ import math
 import numpy as np
 import pytest
 
+from bilevel_theory import rates as R_
 from bilevel_theory import run
-from bilevel_theory.memfbo import penalty_gradient, penalty_stationary_point
+from bilevel_theory.memfbo import inferred_penalty, penalty_gradient, penalty_stationary_point
 from verify.claim import BUDGETS
 from verify.claims import memfbo as M
 
@@ -19,6 +20,11 @@ def test_schedules_are_derived_from_the_balance():
     assert M.LAM_EXP_PARTIAL == pytest.approx(1 / 7) and M.LAM_EXP_FULL == pytest.approx(1 / 3)
     lam, P, tau, T = 13.0, 4, 2, 800
     assert M._GAMMA_X(lam, P, tau, T) == pytest.approx(math.sqrt(P * tau / (lam * T)))
+    # the toolkit's helper (hard-coded exponents) agrees with the derivation
+    assert M.schedule(128, 4, False)["penalty"] == pytest.approx(
+        inferred_penalty(128, 4, False, c_lam=M.C_LAM))
+    assert M.schedule(128, 16, True)["penalty"] == pytest.approx(
+        inferred_penalty(128, 16, True, c_lam=M.C_LAM))
     sp_ = M.schedule(800, 4, full=False)
     assert sp_["penalty"] == pytest.approx(M.C_LAM * 3200 ** (1 / 7))
     assert sp_["local_steps"] == M.TAU_PARTIAL and sp_["sampled_clients"] == 4
@@ -50,6 +56,11 @@ def test_laws_are_derived():
     assert laws["memfbo.rounds_partial_participation"] == pytest.approx(-2 / 7)
     assert laws["memfbo.rounds_full_participation"] == pytest.approx(-2 / 3)
     assert laws["memfbo.client_drift_vs_tau"] == -1.0
+    # Cor. 5.12 [TEXT]: T = O(ε^{−3/2}) / O(P^{−1}ε^{−7/2}) inverted give the same exponents
+    for name, cid in (("memfbo.cor512_full_rounds", "memfbo.rounds_full_participation"),
+                      ("memfbo.cor512_partial_rounds", "memfbo.rounds_partial_participation")):
+        a = float(R_.leading_exponent(R_.BOUNDS[name].expr, "epsilon", at=0))
+        assert 1.0 / a == pytest.approx(laws[cid])
     p = M.problem()
     assert laws["memfbo.memory_independent_of_tau"] == 8 * (2 * p.dim_x + 4 * p.dim_y)
     assert laws["memfbo.first_order_only"] == 0.0
