@@ -296,6 +296,55 @@ RANDOM = ("random truncation N_i ~ U{0..N−1} with N = ⌈κ_g log 3200⌉ = 25
           "truncation's variance, ∝ N, out of the T-fit)")
 SERIES_T = "series truncation (the random one's expectation), N = ⌈κ_g log T⌉"
 
+# Evidence for the claims not expected to hold (numbers from `verify.check`, seed 0).
+_SPEEDUP = (
+    "Cor. 4.1 ties β to K^tβ² ≤ 1/T only, so the inner loop contracts y by ≈ μ_g√(K/T) per round"
+    " whatever m while η = c√(m/T) grows: the initial lower-level error costs ≈ M_f²‖y⁰ − "
+    "y*(x⁰)‖²/(2μ_g√(KT)), independent of m, and once η ≳ βK the lagging y caps the outer "
+    "progress, so the slope flattens toward 0 as m grows. Theory: Thm 4.1(b) at η = √(m/T) keeps"
+    " 3L_fD̂_f τ̄√(m/T) (exponent +1/2 in m, rates afbo.thm41b_cor41_schedule; synchronously "
+    "3(m+4)L_fηD̂_f/m, still +1/2), so the theorem does not give m^{−1/2} either. Diagnostic "
+    "(not a claim): with y⁰ = y*(x⁰) and K = 40 the pairwise slopes are −0.51, −0.46, −0.43, "
+    "−0.35 (sync, m = 4→8→16→32→64): the speedup lasts only while m ≲ K."
+)
+_R = {
+    "strongly_convex_rate": (
+        "Measured slope +0.024 [0.010, 0.039] (smoke, T = 50..400) and +0.018 [0.014, 0.024] "
+        "(standard, T = 50..1600) vs the bound ≤ −0.9: E‖x^T − x*‖² = 1.43, 1.51, 1.53, 1.51 at "
+        "T = 50..400, i.e. the squared distance 1.52 (0.70‖x*‖²) from x* to x̃, the zero of "
+        "APHE's hypergradient. APHE as written multiplies ∇_y f by (U/ℓ)(I − Ĥ/ℓ)^U with U = m; "
+        "for ℓ ≥ λ_max(Ĥ) this tends to 0 as U grows (spectral norm 0.107 at U = 8 against "
+        "‖[∇²_{yy}g]^{-1}‖ = 1), it is not an inverse-Hessian estimate, so the bias b of Thm 4.1"
+        " does not vanish and AFBO converges to a wrong point whatever the step-size schedule "
+        "(afbo.aphe_bias)."),
+    "strongly_convex_rate_random_truncation": (
+        "Measured slope −0.455 [−0.532, −0.377] (smoke, T = 50..400) and −0.527 [−0.558, −0.494]"
+        " (standard, T = 50..1600) vs the bound ≤ −0.9. With η = c/√T constant within a run the "
+        "iterates settle at a noise floor ∝ ησ², i.e. ∝ T^{−1/2} (E‖x^T − x*‖² = 0.058, 0.047, "
+        "0.030, 0.023 at T = 50..400); Thm 4.1(a) itself gives T^{−1/2} at this schedule (its "
+        "C/(ημ_f) term has η/m and ηΣ_iτ_i/m parts: rates afbo.thm41a_cor41_schedule; "
+        "afbo.strongly_convex_rate_theorem holds), so the corollary's O(1/T) follows neither "
+        "from the theorem nor from the algorithm; O(1/T) needs a decaying step (η_t ∝ 1/t)."),
+    "linear_speedup_m": (
+        "Measured slope −0.371 [−0.381, −0.361] (smoke, m = 4..32) and −0.364 [−0.370, −0.357] "
+        "(standard, m = 4..64) vs the bound ≤ −0.4: (1/T)Σ‖∇Φ‖² = 1.69, 1.29, 1.00, 0.78 at m = "
+        "4, 8, 16, 32 (pairwise slopes −0.37, −0.37, −0.37, −0.33 up to m = 64). "
+        + _SPEEDUP),
+    "linear_speedup_m_sync": (
+        "Measured slope −0.377 [−0.383, −0.371] (smoke, m = 4..32) and −0.371 [−0.376, −0.366] "
+        "(standard, m = 4..64) vs the bound ≤ −0.4: (1/T)Σ‖∇Φ‖² = 1.63, 1.26, 0.96, 0.75 at m = "
+        "4, 8, 16, 32; delays are not the cause (afbo.linear_speedup_m: −0.37). "
+        + _SPEEDUP),
+    "aphe_bias": (
+        "Measured semilog slope +0.010 [−0.007, 0.027] (smoke) and −0.002 [−0.015, 0.011] "
+        "(standard) on m ∈ [12, 40] vs log(1 − 1/κ_g) = −0.400 ± 0.05: the bias ‖H̄ − ∇̄f‖ rises"
+        " from 0.92 (m = 4) to ≈ 2 and stays there. (U/ℓ)(I − Ĥ/ℓ)^U with U = m tends to 0 (as "
+        "U(1 − μ_g/ℓ)^U), so the bias tends to ‖∇²_{xy}g[∇²_{yy}g]^{-1}∇_y f‖ instead of 0; the "
+        "bound's (1 − 1/κ_g)^m is the bias of the Neumann series, which APHE does not compute "
+        "(the same measurement with the series/random truncation gives −0.38 and −0.40: "
+        "afbo.aphe_bias_series holds)."),
+}
+
 CLAIMS = [
     _claim(
         "strongly_convex_rate",
@@ -305,7 +354,7 @@ CLAIMS = [
         kind="at_most", variable="T", quantity=r"\mathbb{E}\|x^T - x^*\|^2",
         measure=sc_fixed, grid=T_GRID, replicates={"smoke": 16, "standard": 32, "full": 64},
         law=LAW_SC_COR, tolerance=0.1, expected="violated",
-        reason="PLACEHOLDER",
+        reason=_R["strongly_convex_rate"],
         schedule=f"{SC_SCHED}; BoundedDelay(3); APHE as written: fixed truncation U = m = 8",
         touches=("APHE fixes U = m ([NOTE] 1/N read 1/m, p_{i,N} read p_{i,U})",
                  "[NOTE] Thm 4.1's '=' read as '≤'"),
@@ -321,7 +370,7 @@ CLAIMS += [
         kind="at_most", variable="T", quantity=r"\mathbb{E}\|x^T - x^*\|^2",
         measure=sc_random, grid=T_GRID, replicates={"smoke": 48, "standard": 96, "full": 192},
         law=LAW_SC_COR, tolerance=0.1, expected="violated",
-        reason="PLACEHOLDER",
+        reason=_R["strongly_convex_rate_random_truncation"],
         schedule=f"{SC_SCHED}; BoundedDelay(3); {RANDOM}",
         touches=("N = O(log T) read as N ≥ κ_g log T ([NOTE] a lower bound)",
                  "random truncation instead of APHE's fixed U = m (see afbo.aphe_bias)"),
@@ -363,7 +412,7 @@ CLAIMS += [
         measure=speedup_delayed, grid=M_GRID,
         replicates={"smoke": 8, "standard": 16, "full": 32},
         law=LAW_NC_M, tolerance=0.1, expected="violated",
-        reason="PLACEHOLDER",
+        reason=_R["linear_speedup_m"],
         schedule=f"T = {T_M} fixed, η = c√(m/T) (c = {ETA_M}), β = min(1/(2ℓ_{{g,1}}), "
                  "1/√(KT)), K = 5, σ = 1, BoundedDelay(3) outer and inner, default start "
                  f"x⁰ = 1, y⁰ = 0; {SERIES_T}",
@@ -381,7 +430,7 @@ CLAIMS += [
         measure=speedup_sync, grid=M_GRID,
         replicates={"smoke": 8, "standard": 16, "full": 32},
         law=LAW_NC_M, tolerance=0.1, expected="violated",
-        reason="PLACEHOLDER",
+        reason=_R["linear_speedup_m_sync"],
         schedule="as afbo.linear_speedup_m, synchronous (every delay 1)",
         touches=("synchronously the theorem's last term is 3(m+4)L_fηD̂_f/m, still +1/2 in m "
                  "at η = √(m/T)", "Cor. 4.1 constrains β only by K^tβ² ≤ 1/T"),
@@ -444,7 +493,7 @@ CLAIMS += [
         measure=aphe_bias_fixed, grid=U_GRID,
         replicates={"smoke": 8, "standard": 16, "full": 32},
         law=LAW_APHE, tolerance=0.05, scale="semilog", window=(12, 48),
-        expected="violated", reason="PLACEHOLDER",
+        expected="violated", reason=_R["aphe_bias"],
         schedule="noise-free APHE at random (x, y), one per replicate; m clients (m/4 copies "
                  "of the population: the same Hessians for every m), U = m products, "
                  "ℓ = ℓ_{g,1}; window m ≥ 12 (asymptotic ratio)",

@@ -34,6 +34,12 @@ Schedules (constants chosen, rates not; every rate exponent below is derived wit
   ``τ = ⌈c_τT^{4/3}/P⌉`` with ``c_τ = 1/4`` (no cap: the grids stop where the cost
   ``PτT ∝ T^{7/3}`` stays within budget).
 
+Finding (``memfbo.client_drift_vs_tau``, expected ``violated``): with the toolkit's [INFERRED]
+local steps ``η = γ/τ`` and heterogeneous clients, the limit point's penalty stationarity
+``‖∇L*_λ‖²`` grows with ``τ`` and saturates (≈ 9e-3 here, for any ``λ``) instead of decaying as
+Prop. 5.8's ``O(η²τλ²)`` drift bound (as extracted) implies; the full-participation rate then has
+a drift floor, far below the grids of ``memfbo.rounds_full_participation``.
+
 Measured stationarity: the tail average ``(2/T)Σ_{T/2 < t ≤ T}‖∇Φ(x^t)‖²`` (exact ``∇Φ``);
 its expectation upper-bounds the papers' ``min_t E‖∇Φ(x^t)‖²``, so a tail average that decays at
 least as fast as the law implies the law (``at_most``).  The per-replicate ``min_t`` is not used:
