@@ -7,6 +7,8 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from problems import get_backend
+
 from . import bandwidth, memory, rounds, speedup
 from .common import copy_bandwidth, machine_info
 
@@ -48,7 +50,7 @@ class Grid:
         ("dense", 32, 20_000, 1, 100_000),
     )
     memory_case: dict[str, int] = field(default_factory=lambda: dict(
-        clients=1_000_000, dim=10, replicates=4, sampled_clients=10_000))
+        clients=1_000_000, dim=10, replicates=32, sampled_clients=10_000))
     copy_bytes: int = 1 << 28
 
 
@@ -68,6 +70,7 @@ def run_suite(quick: bool = False, backend: str = "numpy", sections=SECTIONS,
               grid: Grid | None = None, log=print) -> dict[str, Any]:
     """Run the selected sections and return the JSON document (see ``README`` of the module)."""
     grid = grid or (QUICK if quick else Grid())
+    get_backend(backend)  # a missing CuPy or GPU fails here, before any work
     started = time.perf_counter()
     doc: dict[str, Any] = dict(schema=SCHEMA, quick=quick, backend=backend,
                                machine=machine_info(backend), grid=asdict(grid),

@@ -18,7 +18,7 @@ from benchmarks.reference import (
     record_fedmbo_round,
     touched_clients,
 )
-from problems import QuadraticBilevel
+from problems import QuadraticBilevel, cupy_available
 
 HP = dict(inner_steps=3, neumann_steps=6, sampled_clients=7, samples=1, outer_step=0.05,
           inner_step=0.1)
@@ -125,3 +125,13 @@ def test_quick_json_schema(tmp_path):
         assert all(v["matches_library"] for v in c["variants"].values())
     assert doc["memory"]["peak_rss_bytes"] > 0 and "met" in doc["memory"]
     assert set(doc["summary"]) == {"speedup", "bandwidth", "memory"}
+
+
+def test_cupy_backend_missing_is_a_one_line_error(capsys):
+    ok, _ = cupy_available()
+    if ok:
+        pytest.skip("CuPy is available here; the error path cannot be exercised")
+    from benchmarks.__main__ import main
+
+    assert main(["--quick", "--backend", "cupy"]) == 2
+    assert "CuPy" in capsys.readouterr().err
