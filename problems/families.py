@@ -18,10 +18,20 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
+from array_api_compat import array_namespace
 
 from .backend import Backend
 
 CHUNK = 65_536  # clients per chunk when a host-side statistic scans all clients
+
+
+def _broadcast(out, idx):
+    """``out`` broadcast against the client indices' batch shape (a view, no copy), so a
+    shared matrix answers with the same shape as a per-client family."""
+    shape = np.broadcast_shapes(tuple(idx.shape), tuple(out.shape[:-1])) + tuple(out.shape[-1:])
+    if tuple(out.shape) == shape:
+        return out
+    return array_namespace(out).broadcast_to(out, shape)
 
 
 class Family:
@@ -71,10 +81,12 @@ class Shared(Family):
     clients: int
 
     def mv(self, idx, v):
-        return v @ self.M.T
+        out = v @ self.M.T
+        return _broadcast(out, idx)
 
     def rmv(self, idx, u):
-        return u @ self.M
+        out = u @ self.M
+        return _broadcast(out, idx)
 
     def mean(self) -> np.ndarray:
         return np.asarray(self.M)
