@@ -1,0 +1,15 @@
+"""Performance benchmarks of bilevel-theory (DESIGN §10); not timed tests.
+
+Run ``python -m benchmarks [--quick] [--json OUT] [--backend numpy|cupy] [--blas-threads N]``:
+
+* :mod:`benchmarks.rounds` — seconds per FedMBO round / FedNest epoch, client-oracle
+  evaluations per second (ledger), peak memory, over ``n × d × R``;
+* :mod:`benchmarks.speedup` — speedup over the per-client loop of :mod:`benchmarks.reference`
+  (same recorded draws; tested equal in ``tests/test_benchmarks.py``);
+* :mod:`benchmarks.bandwidth` — achieved bandwidth of the batched Hessian-vector step against
+  the measured copy bandwidth, with a stage breakdown and candidate fixes
+  (:mod:`benchmarks.hvp_variants`);
+* :mod:`benchmarks.memory` — peak RSS of a 10⁶-client FedMBO round in a fresh subprocess.
+
+This package imports nothing at import time (``--blas-threads`` must act before numpy loads).
+"""

@@ -941,13 +941,13 @@ _add(Bound(
     2 / mu_g, r"\mathbb{E}_W\|[\nabla^2_y g]^{-1} - \hat H_y\|", "le"))
 fednest_rounds = _add(Bound(
     "fednest.rounds_fednest", PAPERS["fednest"], _src("fednest", "§3 rounds per epoch"),
-    2 * T + N + 3, r"\text{rounds per epoch (FedNest)}", "eq",
+    2 * T + N + 3, r"\mathrm{rounds\ per\ epoch\ (FedNest)}", "eq",
     {"T": "inner FedInn calls", "N": "Neumann steps"},
     notes=("[NOTE] N + 3 matches the official code (fixed `neumann` iterations); the random "
            "N' ≤ N−1 would give at most N + 2",)))
 lfednest_rounds = _add(Bound(
     "fednest.rounds_lfednest", PAPERS["fednest"], _src("fednest", "§3 rounds per epoch"),
-    T + 1, r"\text{rounds per epoch (LFedNest)}", "eq", {"T": "inner FedInn (SGD) calls"}))
+    T + 1, r"\mathrm{rounds\ per\ epoch\ (LFedNest)}", "eq", {"T": "inner FedInn (SGD) calls"}))
 fednest_thm31 = _add(Bound(
     "fednest.thm31", PAPERS["fednest"], _src("fednest", "Thm 3.1"),
     a_bar * sp.Max(sigma_g1**2, sigma_g2**2, sigma_f**2) / sp.sqrt(K)

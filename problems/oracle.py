@@ -57,9 +57,10 @@ class Oracle:
         """Client indices ``(replicates, n)``; each row a sample of size ``n`` from ``m`` clients,
         with replacement (i.i.d. uniform) or without (a uniformly random subset in random order).
 
-        Without replacement, ``replicates·m ≤ 2²⁴`` takes the first ``n`` of a random permutation
-        (argsort of uniform keys); above that, :meth:`_subsets` samples the smaller of the subset
-        and its complement by rejection, in memory ``O(replicates·n)``.
+        Without replacement, ``replicates·m ≤ 2²⁴`` and ``n ≥ m/8`` takes the first ``n`` of a
+        random permutation (argsort of uniform keys, ``O(m log m)`` per row); otherwise
+        :meth:`_subsets` samples the smaller of the subset and its complement by rejection, in
+        time and memory ``O(replicates·n)`` (up to logs).
         """
         m = self.problem.clients
         replicates = check_int("replicates", replicates, minimum=1)
@@ -74,7 +75,7 @@ class Oracle:
                              f"replacement, got {n}")
         if n == m:
             return xp.broadcast_to(xp.arange(m), (replicates, m))
-        if replicates * m <= 1 << 24:
+        if replicates * m <= 1 << 24 and 8 * n >= m:  # argsort is O(m log m) per row
             keys = self.rng.random((replicates, m))
             return xp.argsort(keys, axis=1)[:, :n]
         rows = xp.arange(replicates)[:, None]
@@ -125,7 +126,7 @@ class Oracle:
         if sigma == 0.0:
             return exact
         d = exact.shape[-1]
-        norm = self.xp.sqrt((v * v).sum(axis=-1, keepdims=True))
+        norm = self.xp.sqrt(self.xp.vecdot(v, v)[..., None])
         return exact + (sigma / np.sqrt(d)) * norm * self.rng.standard_normal(exact.shape)
 
     # ------------------------------------------------------------------ first order

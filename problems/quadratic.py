@@ -268,7 +268,7 @@ class FederatedQuadratic:
         xb, yb = x[..., None, :], y[..., None, :]
         Ay = self.A.mv(idx, yb)
         Bx = self.B.mv(idx, xb)
-        val = 0.5 * (Ay * yb).sum(-1) - ((Bx + self.c[idx]) * yb).sum(-1)
+        val = 0.5 * (Ay * yb).sum(-1) - ((Bx + self.c.take(idx, axis=0)) * yb).sum(-1)
         return val + self._g_x_terms(idx, xb)[0]
 
     def _g_x_terms(self, idx, x):
@@ -277,20 +277,20 @@ class FederatedQuadratic:
         val = 0.5 * (Gx * x).sum(-1)
         grad = Gx
         if self.e is not None:
-            val = val + (self.e[idx] * x).sum(-1)
-            grad = grad + self.e[idx]
+            val = val + (self.e.take(idx, axis=0) * x).sum(-1)
+            grad = grad + self.e.take(idx, axis=0)
         return val, grad
 
     # ---------------------------------------------------------------- exact batched derivatives
     # idx: (R, n) client indices; x, y broadcastable to (R, n, d).  Used by problems.oracle.
     def exact_grad_x_f(self, idx, x, y):
-        return x @ self.P + self.R.mv(idx, y) + self.p[idx]
+        return x @ self.P + self.R.mv(idx, y) + self.p.take(idx, axis=0)
 
     def exact_grad_y_f(self, idx, x, y):
-        return self.R.rmv(idx, x) + self.S.mv(idx, y) + self.q[idx]
+        return self.R.rmv(idx, x) + self.S.mv(idx, y) + self.q.take(idx, axis=0)
 
     def exact_grad_y_g(self, idx, x, y):
-        return self.A.mv(idx, y) - self.B.mv(idx, x) - self.c[idx]
+        return self.A.mv(idx, y) - self.B.mv(idx, x) - self.c.take(idx, axis=0)
 
     def exact_grad_x_g(self, idx, x, y):
         return self._g_x_terms(idx, x)[1] - self.B.rmv(idx, y)
