@@ -71,6 +71,30 @@ def client_spectra(rng, clients, dim, mu, kappa, h) -> np.ndarray:
     return a
 
 
+def random_lower_level(rng: np.random.Generator, spec: dict, m: int, dx: int, dy: int,
+                       storage: str):
+    """``(A, B, c)`` of the lower level ``½ yᵀA_i y − yᵀ(B_i x + c_i)`` (module docstring):
+    spectra in ``[μ, κμ]`` with pinned extremes, ``‖B₀‖ = coupling·μ``, per-client deviations
+    scaled by the heterogeneity; ``dense`` rotates each client's eigenbasis, ``structured``
+    shares it and uses rank-one ``B_i``.  Shared by the bilevel and minimax factories."""
+    mu, h = spec["mu"], spec["heterogeneity"]
+    U0 = random_rotation(rng, dy)
+    a = client_spectra(rng, m, dy, mu, spec["kappa"], h)
+    B0 = rng.standard_normal((dy, dx))
+    B0 *= spec["coupling"] * mu / max(np.linalg.norm(B0, 2), 1e-300)
+    if storage == "dense":
+        Ui = sign_fixed_qr(U0 + 0.3 * h * rng.standard_normal((m, dy, dy)) / np.sqrt(dy))
+        A = Dense(np.einsum("mij,mj,mkj->mik", Ui, a, Ui))
+        B = Dense(B0 + h * spec["coupling"] * mu * rng.standard_normal((m, dy, dx))
+                  / np.sqrt(dx * dy))
+    else:
+        A = EigenScaled(U0, a)
+        B = RankOne(B0, h * spec["coupling"] * mu * rng.standard_normal((m, dy)) / np.sqrt(dy),
+                    rng.standard_normal((m, dx)) / np.sqrt(dx))
+    c = rng.standard_normal(dy) + h * rng.standard_normal((m, dy))
+    return A, B, c
+
+
 class QuadraticBilevel(FederatedQuadratic):
     """Federated quadratic bilevel problem with closed-form ``y*``, ``Φ``, ``∇Φ`` (module doc)."""
 
@@ -103,20 +127,7 @@ class QuadraticBilevel(FederatedQuadratic):
         mu = spec["mu"]
         storage = dense_or_structured(spec["storage"], m, dy * (dx + dy))
         rng = np.random.default_rng(spec["seed"])
-        U0 = random_rotation(rng, dy)
-        a = client_spectra(rng, m, dy, mu, spec["kappa"], h)
-        B0 = rng.standard_normal((dy, dx))
-        B0 *= spec["coupling"] * mu / max(np.linalg.norm(B0, 2), 1e-300)
-        if storage == "dense":
-            Ui = sign_fixed_qr(U0 + 0.3 * h * rng.standard_normal((m, dy, dy)) / np.sqrt(dy))
-            A = Dense(np.einsum("mij,mj,mkj->mik", Ui, a, Ui))
-            B = Dense(B0 + h * spec["coupling"] * mu * rng.standard_normal((m, dy, dx))
-                      / np.sqrt(dx * dy))
-        else:
-            A = EigenScaled(U0, a)
-            B = RankOne(B0, h * spec["coupling"] * mu * rng.standard_normal((m, dy)) / np.sqrt(dy),
-                        rng.standard_normal((m, dx)) / np.sqrt(dx))
-        c = rng.standard_normal(dy) + h * rng.standard_normal((m, dy))
+        A, B, c = random_lower_level(rng, spec, m, dx, dy, storage)
         G = rng.standard_normal((dx + dy, dx + dy))
         M = G @ G.T / (dx + dy) + spec["upper_mu"] * np.eye(dx + dy)
         p = rng.standard_normal(dx) + h * rng.standard_normal((m, dx))

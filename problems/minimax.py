@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bilevel import client_spectra, random_rotation, sign_fixed_qr, validate_spec
-from .families import Dense, EigenScaled, RankOne, Scaled, Transposed
+from .bilevel import (
+    random_lower_level,
+    validate_spec,
+)
+from .families import EigenScaled, Scaled, Transposed
 from .quadratic import FederatedQuadratic, dense_or_structured, shared
 from .validation import check_int, check_real
 
@@ -49,20 +52,7 @@ class QuadraticMinimax(FederatedQuadratic):
         mu = spec["mu"]
         storage = dense_or_structured(spec["storage"], m, dy * (dx + dy))
         rng = np.random.default_rng(spec["seed"])
-        U0 = random_rotation(rng, dy)
-        a = client_spectra(rng, m, dy, mu, spec["kappa"], h)
-        B0 = rng.standard_normal((dy, dx))
-        B0 *= spec["coupling"] * mu / max(np.linalg.norm(B0, 2), 1e-300)
-        if storage == "dense":
-            Ui = sign_fixed_qr(U0 + 0.3 * h * rng.standard_normal((m, dy, dy)) / np.sqrt(dy))
-            A = Dense(np.einsum("mij,mj,mkj->mik", Ui, a, Ui))
-            B = Dense(B0 + h * spec["coupling"] * mu * rng.standard_normal((m, dy, dx))
-                      / np.sqrt(dx * dy))
-        else:
-            A = EigenScaled(U0, a)
-            B = RankOne(B0, h * spec["coupling"] * mu * rng.standard_normal((m, dy)) / np.sqrt(dy),
-                        rng.standard_normal((m, dx)) / np.sqrt(dx))
-        c = rng.standard_normal(dy) + h * rng.standard_normal((m, dy))
+        A, B, c = random_lower_level(rng, spec, m, dx, dy, storage)
         p = rng.standard_normal(dx) + h * rng.standard_normal((m, dx))
         return cls._assemble(A, B, c, spec["reg"] * np.eye(dx), p,
                              {**spec, "storage": storage}, spec["noise"],
