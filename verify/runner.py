@@ -200,9 +200,17 @@ class ProcessPoolExecutor(Executor):
         self.workers = workers
         self._pool: cf.ProcessPoolExecutor | None = None
 
+    #: one BLAS thread per worker: the instances are small, and several processes each
+    #: running a multi-threaded BLAS on the same cores stall one another (measured up to 100×)
+    BLAS_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
     def run(self, fn, tasks):
         if not tasks:
             return
+        # workers start on demand, so the variables stay set until close() (the parent's own
+        # BLAS is already loaded and unaffected)
+        self._saved = {k: os.environ.get(k) for k in self.BLAS_ENV}
+        os.environ.update({k: "1" for k in self.BLAS_ENV})
         self._pool = cf.ProcessPoolExecutor(
             max_workers=min(self.workers, len(tasks)),
             mp_context=multiprocessing.get_context("spawn"))
@@ -218,6 +226,12 @@ class ProcessPoolExecutor(Executor):
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        for k, v in getattr(self, "_saved", {}).items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        self._saved = {}
 
 
 def make_executor(workers: int = 1, scheduler: Any = None) -> Executor:
