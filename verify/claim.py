@@ -36,6 +36,14 @@ SCALES = ("loglog", "semilog", "linear")
 Measure = Callable[[float, int, int, str], Mapping[str, np.ndarray]]
 
 
+def per_budget(smoke, standard, full) -> dict[str, Any]:
+    """``{"smoke": …, "standard": …, "full": …}`` for a claim's ``grid`` (sequences become
+    tuples) or ``replicates`` (numbers stay numbers)."""
+    def norm(v):
+        return tuple(v) if hasattr(v, "__iter__") else v
+    return {"smoke": norm(smoke), "standard": norm(standard), "full": norm(full)}
+
+
 @dataclass(frozen=True)
 class Law:
     """What the theorem predicts for one claim, derived from a ``rates.py`` expression.

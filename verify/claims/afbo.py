@@ -49,7 +49,7 @@ from bilevel_theory.afbo import BoundedDelay, Stragglers, aphe, theorem_schedule
 from problems import QuadraticBilevel
 from problems.families import Dense, EigenScaled, RankOne, Shared
 
-from ..claim import Claim, Law
+from ..claim import Claim, Law, per_budget
 
 PAPER = R_.PAPERS["afbo"]
 SEED_FILE = R_.SEEDS["afbo"]
@@ -301,8 +301,7 @@ THM_B_M = float(R_.exponent_at_order(R_.BOUNDS["afbo.thm41b_cor41_schedule"].exp
 
 
 # ============================================================================ claims
-def _b(smoke, standard, full):
-    return {"smoke": tuple(smoke), "standard": tuple(standard), "full": tuple(full)}
+_b = per_budget
 
 
 def _claim(name, **kw) -> Claim:

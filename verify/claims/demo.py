@@ -19,14 +19,13 @@ import time
 
 import numpy as np
 
-from ..claim import Claim, Law
+from ..claim import Claim, Law, per_budget
 
 DIM = 4
 SLOW_SECONDS = 0.25
 
 
-def _budgets(smoke, standard, full):
-    return {"smoke": tuple(smoke), "standard": tuple(standard), "full": tuple(full)}
+_budgets = per_budget
 
 
 POW2 = _budgets([2**k for k in range(8)], [2**k for k in range(11)], [2**k for k in range(14)])

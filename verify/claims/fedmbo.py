@@ -37,19 +37,17 @@ from bilevel_theory.estimators import ihgp, neumann_bias_matrix, phe
 from bilevel_theory.inner import fedavg, minibatch_sgd
 from problems import QuadraticBilevel
 
-from ..claim import Claim, Law
+from ..claim import Claim, Law, per_budget
 
 PAPER = rates.PAPERS["fedmbo"]
 SEED = rates.SEEDS["fedmbo"]
 CHUNK = 16  # replicates per estimator call (bounds memory at large chain counts)
 
 
-def _budgets(smoke, standard, full):
-    return {"smoke": tuple(smoke), "standard": tuple(standard), "full": tuple(full)}
+_budgets = per_budget
 
 
-def _reps(smoke, standard, full):
-    return {"smoke": smoke, "standard": standard, "full": full}
+_reps = per_budget
 
 
 def _child_seed(seed: int, *keys: int) -> int:

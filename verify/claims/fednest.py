@@ -51,7 +51,7 @@ from bilevel_theory.inner import fedavg, fedsvrg
 from problems import QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
 from problems.quadratic import shared
 
-from ..claim import Claim, Law
+from ..claim import Claim, Law, per_budget
 
 PAPER = "FedNest 2022"
 SEED_FILE = "003_fe066b2efcc14b72.txt"
@@ -62,12 +62,10 @@ def _src(result: str, tag: str = "[TEXT]") -> str:
     return f"{SEED_FILE}, {result} {tag}"
 
 
-def _budgets(smoke, standard, full):
-    return {"smoke": tuple(smoke), "standard": tuple(standard), "full": tuple(full)}
+_budgets = per_budget
 
 
-def _reps(smoke: int, standard: int, full: int) -> dict[str, int]:
-    return {"smoke": smoke, "standard": standard, "full": full}
+_reps = per_budget
 
 
 def _law(prediction: rates.Prediction) -> Law:

@@ -65,7 +65,7 @@ from bilevel_theory.gao import (
 from problems import QuadraticBilevel
 from problems.families import Dense, Shared
 
-from ..claim import Claim, Law
+from ..claim import Claim, Law, per_budget
 
 PAPER = R_.PAPERS["gao"]
 SEED_FILE = R_.SEEDS["gao"]
@@ -84,10 +84,7 @@ THETA_L1 = 0.8          # θ = 0.8/L₁ < 1/L₁
 C_Q = 1.0               # (1 − θμ)^{2(Q+1)} ≤ ε^{c_Q}: 4Δ_Q² = O(ε), as Cor 1/2 need
 
 
-def _budgets(smoke, standard, full):
-    return {"smoke": tuple(float(v) for v in smoke),
-            "standard": tuple(float(v) for v in standard),
-            "full": tuple(float(v) for v in full)}
+_budgets = per_budget
 
 
 # ================================================================================ instances

@@ -60,7 +60,7 @@ from bilevel_theory import run
 from bilevel_theory.memfbo import penalty_gradient, penalty_stationary_point
 from problems import QuadraticBilevel
 
-from ..claim import Claim, Law
+from ..claim import Claim, Law, per_budget
 
 PAPER = R_.PAPERS["memfbo"]
 SEED_FILE = R_.SEEDS["memfbo"]
@@ -308,8 +308,7 @@ LAW_SECOND_ORDER = _law(SECOND_ORDER_BOUND, "exact")
 
 
 # ============================================================================ claims
-def _b(smoke, standard, full):
-    return {"smoke": tuple(smoke), "standard": tuple(standard), "full": tuple(full)}
+_b = per_budget
 
 
 def _claim(name, **kw) -> Claim:
