@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 VERDICT_COLORS = {"holds": "#1a9850", "violated": "#d73027", "inconclusive": "#7f7f7f"}
 MISSING_COLOR = "#b0b0b0"
@@ -540,6 +541,10 @@ def _exact(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> N
         elif math.isfinite(predicted):
             ax.axhline(predicted, color=PREDICTED, linestyle="--", linewidth=1.8,
                        label=f"predicted count {_fmt(predicted, 6)}")
+        if ax.get_xscale() == "linear" and np.allclose(ux, np.round(ux)):
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # counts of steps
+        if np.allclose(med, np.round(med)):
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         _legend(ax)
         return
     # one sweep point (or none): bars of measured against predicted
