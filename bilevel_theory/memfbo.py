@@ -45,6 +45,13 @@ Ambiguities resolved:
       the average of the clients' last local iterates).
     * ``y_λ(x)`` is ``argmin_y F(x, y) + λG(x, y)`` (independent of ``z``; PAPERS.md [NOTE]).
 
+Measured consequences of these defaults (``verify/claims/memfbo.py``):
+    * a constant ``γ_x`` gives no decaying rate under noise (the noise floor grows with λ): the
+      rate claims use the [INFERRED] ``γ_x = min{γ_x, (Pτ/(λT))^{1/2}}`` instead;
+    * with ``η = γ/τ`` on heterogeneous clients the client-drift floor does not shrink with
+      ``τ`` or ``λ`` (claim ``memfbo.client_drift_vs_tau``, expected violated: Prop. 5.8 as
+      extracted, ``O(η²τλ²)``, would need ``ητ → 0``).
+
 Args (hyperparameters):
     penalty (λ, default 10), local_steps (τ, default 5), sampled_clients (P, default
     ``min(n, 10)``; sampling is always without replacement), eta_x, eta_y, eta_z (local steps,
