@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
+from .markdown import as_float
+
 VERDICT_COLORS = {"holds": "#1a9850", "violated": "#d73027", "inconclusive": "#7f7f7f"}
 MISSING_COLOR = "#b0b0b0"
 SERIES_A = "#2166ac"
@@ -166,12 +168,6 @@ def _finite(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _num(v: Any) -> float:
-    try:
-        out = float(v)
-    except (TypeError, ValueError):
-        return math.nan
-    return out
 
 
 def _tx(x: np.ndarray, scale: str) -> np.ndarray:
@@ -195,8 +191,8 @@ def series(rows: Sequence[Mapping[str, Any]], metric: str) -> tuple[np.ndarray, 
     for row in rows:
         metrics = row.get("metrics") or {}
         if metric in metrics:
-            xs.append(_num(row.get("value")))
-            ys.append(_num(metrics[metric]))
+            xs.append(as_float(row.get("value")))
+            ys.append(as_float(metrics[metric]))
     return np.asarray(xs, float), np.asarray(ys, float)
 
 
@@ -215,7 +211,7 @@ def _fit_arrays(fit: Mapping[str, Any] | None) -> dict[str, np.ndarray] | None:
     out = {}
     for key in ("x", "mean", "lo", "hi"):
         vals = fit.get(key)
-        out[key] = np.asarray([_num(v) for v in vals], float) if vals is not None else None
+        out[key] = np.asarray([as_float(v) for v in vals], float) if vals is not None else None
     if out["x"] is None or out["mean"] is None or len(out["x"]) != len(out["mean"]):
         return None
     return out
@@ -224,7 +220,7 @@ def _fit_arrays(fit: Mapping[str, Any] | None) -> dict[str, np.ndarray] | None:
 def _in_window(x: np.ndarray, window: Sequence[float] | None) -> np.ndarray:
     if not window:
         return np.ones_like(x, dtype=bool)
-    lo, hi = _num(window[0]), _num(window[1])
+    lo, hi = as_float(window[0]), as_float(window[1])
     lo = -np.inf if not math.isfinite(lo) else lo
     hi = np.inf if not math.isfinite(hi) else hi
     return (x >= lo * (1 - 1e-12)) & (x <= hi * (1 + 1e-12))
@@ -237,7 +233,7 @@ def fitted_line(fit: Mapping[str, Any], scale: str, window: Sequence[float] | No
     (geometric centre on a log axis), through which the predicted law is drawn.
     """
     arrays = _fit_arrays(fit)
-    slope = _num(fit.get("slope")) if fit else math.nan
+    slope = as_float(fit.get("slope")) if fit else math.nan
     if arrays is None or not math.isfinite(slope):
         return None
     x, mean = arrays["x"], arrays["mean"]
@@ -250,7 +246,7 @@ def fitted_line(fit: Mapping[str, Any], scale: str, window: Sequence[float] | No
     centroid = float(np.mean(ty) - slope * np.mean(tx))
     rms_c = float(np.sqrt(np.mean((ty - (centroid + slope * tx)) ** 2)))
     intercept = centroid
-    b = _num(fit.get("intercept"))
+    b = as_float(fit.get("intercept"))
     if math.isfinite(b):
         cands = [b] if scale == "linear" else [b, b * math.log(10)]
         rms = [float(np.sqrt(np.mean((ty - (c + slope * tx)) ** 2))) for c in cands]
@@ -280,7 +276,7 @@ def _law_line(anchor, predicted: float, scale: str):
 
 
 def _fmt(v: Any, digits: int = 3) -> str:
-    v = _num(v)
+    v = as_float(v)
     if not math.isfinite(v):
         return "n/a"
     return f"{v:.{digits}g}".replace("-", "\u2212")
@@ -350,8 +346,8 @@ def _scatter_fit(ax, x, y, fit, scale, window, color, name, slope_name="slope"):
                     markeredgewidth=0.6, markersize=6, label=lab("replicate mean"), zorder=4)
     excluded = (fit or {}).get("excluded") or {}
     if excluded.get("x") and excluded.get("mean"):
-        ex = np.asarray([_num(v) for v in excluded["x"]], float)
-        em = np.asarray([_num(v) for v in excluded["mean"]], float)
+        ex = np.asarray([as_float(v) for v in excluded["x"]], float)
+        em = np.asarray([as_float(v) for v in excluded["mean"]], float)
         keep = _plottable(ex, em, scale) if ex.size == em.size else np.zeros(0, bool)
         if keep.any():
             ax.plot(ex[keep], em[keep], "o", markerfacecolor="white", markeredgecolor=color,
@@ -372,7 +368,7 @@ def _scatter_fit(ax, x, y, fit, scale, window, color, name, slope_name="slope"):
 def _window_span(ax, window: Sequence[float] | None) -> None:
     if not window:
         return
-    lo, hi = _num(window[0]), _num(window[1])
+    lo, hi = as_float(window[0]), as_float(window[1])
     if math.isfinite(lo) and math.isfinite(hi):
         ax.axvspan(lo, hi, color="#fff3b0", alpha=0.45, zorder=0, linewidth=0,
                    label="fit window")
@@ -485,7 +481,7 @@ def _rate(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> No
             med = np.array([np.median(yb[ok][xb[ok] == u]) for u in ux])
             ax.plot(ux, med, "--", color=VERDICT_COLORS["violated"], linewidth=2.0,
                     marker="s", markersize=4, label="theorem's bound", zorder=5)
-    predicted = _num(entry.get("predicted"))
+    predicted = as_float(entry.get("predicted"))
     if anchor is not None and math.isfinite(predicted) and kind != "bounded_by":
         xs, ys = _law_line(anchor, predicted, scale)
         ax.plot(xs, ys, "--", color=PREDICTED, linewidth=1.8, zorder=5,
@@ -516,13 +512,13 @@ def _exact(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> N
     xp, yp = series(rows, "predicted")
     details = entry.get("details") or {}
     if not xp.size and details.get("predicted_x") and details.get("predicted_per_point"):
-        xp = np.asarray([_num(v) for v in details["predicted_x"]], float)
-        yp = np.asarray([_num(v) for v in details["predicted_per_point"]], float)
+        xp = np.asarray([as_float(v) for v in details["predicted_x"]], float)
+        yp = np.asarray([as_float(v) for v in details["predicted_per_point"]], float)
         if xp.size != yp.size:
             xp = yp = np.zeros(0)
     ok = np.isfinite(x) & np.isfinite(y)
-    predicted = _num(entry.get("predicted"))
-    measured = _num(entry.get("measured"))
+    predicted = as_float(entry.get("predicted"))
+    measured = as_float(entry.get("measured"))
     if np.unique(x[ok]).size >= 2:
         scale = entry.get("scale") or "linear"
         _setup_axes(ax, entry, "linear" if scale == "semilog" else scale)
@@ -595,18 +591,18 @@ def overview_figure(entries: Sequence[Mapping[str, Any]], path: Path,
     n = max(len(entries), 1)
     devs, los, his = [], [], []
     for e in entries:
-        m, p = _num(e.get("measured")), _num(e.get("predicted"))
+        m, p = as_float(e.get("measured")), as_float(e.get("predicted"))
         iv = e.get("interval") or [math.nan, math.nan]
         if math.isfinite(m) and math.isfinite(p):
             devs.append(m - p)
-            los.append(_num(iv[0]) - p if len(iv) == 2 else math.nan)
-            his.append(_num(iv[1]) - p if len(iv) == 2 else math.nan)
+            los.append(as_float(iv[0]) - p if len(iv) == 2 else math.nan)
+            his.append(as_float(iv[1]) - p if len(iv) == 2 else math.nan)
         else:
             devs.append(math.nan)
             los.append(math.nan)
             his.append(math.nan)
     devs_a, los_a, his_a = np.array(devs), np.array(los), np.array(his)
-    tols = np.array([_num(tolerances.get(e.get("id"))) for e in entries]) if entries else np.array([])
+    tols = np.array([as_float(tolerances.get(e.get("id"))) for e in entries]) if entries else np.array([])
     spread = np.concatenate([np.abs(devs_a[np.isfinite(devs_a)]),
                              np.abs(tols[np.isfinite(tols)]) * 1.5])
     ends = np.abs(np.concatenate([los_a[np.isfinite(los_a)], his_a[np.isfinite(his_a)]]))

@@ -51,6 +51,14 @@ COST_COLUMNS = (
 # ----------------------------------------------------------------------------- formatting
 
 
+def as_float(v: Any) -> float:
+    """``v`` as a float, NaN when it is not a number (stored metrics may be null or text)."""
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return math.nan
+
+
 def num(v: Any, digits: int = 3) -> str:
     """A number for a table: ``digits`` significant digits, integers kept whole, '—' for none."""
     if v is None or isinstance(v, bool):
@@ -71,10 +79,7 @@ def num(v: Any, digits: int = 3) -> str:
 
 def count(v: Any) -> str:
     """A cost count: whole numbers with thousands separators (``12,870``), '—' for none."""
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return "—"
+    x = as_float(v)
     if not math.isfinite(x):
         return "—"
     if abs(x) >= 100:
@@ -107,10 +112,7 @@ def predicted(e: Mapping[str, Any]) -> str:
 
 
 def seconds(v: Any) -> str:
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return "—"
+    x = as_float(v)
     if not math.isfinite(x):
         return "—"
     if x >= 120:
