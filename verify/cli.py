@@ -20,7 +20,6 @@ e.g. the synthetic demo claims: ``--catalogue verify.claims.demo:DEMO_CLAIMS``.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -95,17 +94,10 @@ def _check_choice(name: str, value: str, choices) -> str:
 
 def read_baseline(path: str | Path) -> dict[str, str]:
     """``id -> expected verdict`` from a baseline JSON file (one-line errors)."""
+    from .runner import read_json  # noqa: PLC0415
+
     path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise FileNotFoundError(f"baseline {path}: no such file") from None
-    except OSError as err:
-        raise OSError(f"baseline {path}: cannot be read ({err.strerror or err})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"baseline {path}: not valid JSON ({err})") from None
+    data = read_json(path, "baseline")
     if not isinstance(data, dict):
         raise ValueError(f"baseline {path}: must be a JSON object mapping claim ids to "
                          f"verdicts, got {type(data).__name__}")
@@ -119,16 +111,13 @@ def read_baseline(path: str | Path) -> dict[str, str]:
 
 def read_summary(results: str | Path) -> list[dict]:
     """A results directory's summary: ``summary.json``, else rebuilt from the store."""
-    from .runner import SUMMARY, summarize  # noqa: PLC0415
+    from .runner import SUMMARY, read_json, summarize  # noqa: PLC0415
     from .store import FILENAME  # noqa: PLC0415
 
     results = Path(results)
     path = results / SUMMARY
     if path.exists():
-        try:
-            data = json.loads(path.read_text())
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{path}: not valid JSON ({err})") from None
+        data = read_json(path)
         if not isinstance(data, list):
             raise ValueError(f"{path}: must be a JSON list of claim entries")
         return data

@@ -496,6 +496,22 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
     return results
 
 
+def read_json(path: Path, label: str = "") -> Any:
+    """Parse a JSON file; a missing, unreadable or invalid file is a one-line error naming it
+    (``label`` prefixes the path, e.g. ``"baseline"``)."""
+    name = f"{label} {path}" if label else str(path)
+    try:
+        text = Path(path).read_text()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{name}: no such file") from None
+    except OSError as err:
+        raise OSError(f"{name}: cannot be read ({err.strerror or err})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{name}: not valid JSON ({err})") from None
+
+
 def _write_json(path: Path, data: Any) -> None:
     """Write JSON atomically (temporary file, then rename)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -535,10 +551,7 @@ def summarize(results_dir: str | os.PathLike, claims: Iterable[Claim | str] | No
     run_info: dict[str, Any] = {}
     run_path = results_dir / RUN
     if run_path.exists():
-        try:
-            run_info = json.loads(run_path.read_text())
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{run_path}: not valid JSON ({err})") from None
+        run_info = read_json(run_path)
     if catalogue is None:
         catalogue = run_info.get("catalogue")
     if budget is None:
