@@ -40,3 +40,7 @@ def _register() -> None:
 
 
 _register()
+
+
+if __name__ == "__main__":  # ``python -m reports.cli`` where the console script is not installed
+    main()

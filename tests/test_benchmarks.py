@@ -135,3 +135,33 @@ def test_cupy_backend_missing_is_a_one_line_error(capsys):
 
     assert main(["--quick", "--backend", "cupy"]) == 2
     assert "CuPy" in capsys.readouterr().err
+
+
+def _doc(backend, rows, **machine):
+    return dict(backend=backend, machine=dict(cpu_model="cpu", **machine),
+                rounds=[dict(algorithm=a, dim=d, replicates=R, sampled_clients=n,
+                             seconds_per_round=s) for a, d, R, n, s in rows])
+
+
+def test_gpu_cpu_comparison_matches_cases_and_judges_the_target(tmp_path, capsys):
+    from benchmarks import compare  # noqa: PLC0415
+
+    cpu = _doc("numpy", [("fedmbo", 10, 32, 100_000, 21.0), ("fedmbo", 10, 32, 10_000, 1.6),
+                         ("fednest", 10, 1, 100_000, 0.5)])
+    gpu = _doc("cupy", [("fedmbo", 10, 32, 100_000, 0.5), ("fedmbo", 10, 32, 10_000, 0.4),
+                        ("fednest", 10, 1, 100_000, 0.05), ("fednest", 32, 1, 10, 0.1)],
+               gpu="H100")
+    rows = compare.compare(cpu, gpu)
+    assert [(r["algorithm"], r["sampled_clients"]) for r in rows] == [
+        ("fedmbo", 10_000), ("fedmbo", 100_000), ("fednest", 100_000)]
+    assert rows[1]["speedup"] == pytest.approx(42.0) and rows[1]["met"] is True
+    assert rows[2]["speedup"] == pytest.approx(10.0) and rows[2]["met"] is False
+    assert rows[0]["met"] is None  # not at the target's n
+    paths = []
+    for name, doc in (("cpu", cpu), ("gpu", gpu)):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(doc))
+    assert compare.main([str(p) for p in paths]) == 1  # one case misses the target
+    out = capsys.readouterr().out
+    assert "| fednest | 10 | 1 | 100000 | 0.5 | 0.05 | 10.0× | no |" in out and "H100" in out
+    assert compare.main([str(paths[0])]) == 2

@@ -22,8 +22,9 @@ replicate, all rows of a sweep point appended in one atomic write):
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,35 @@ def per_budget(smoke, standard, full) -> dict[str, Any]:
     def norm(v):
         return tuple(v) if hasattr(v, "__iter__") else v
     return {"smoke": norm(smoke), "standard": norm(standard), "full": norm(full)}
+
+
+#: The backend on which the ``full`` budget switches to a claim's :class:`GpuScale`.
+GPU_BACKEND = "cupy"
+
+
+@dataclass(frozen=True)
+class GpuScale:
+    """The ``full`` budget of a claim when a GPU runs it (DESIGN §7: "full: large client counts,
+    GPU or a cluster"; issue #6: ``m = 10⁶`` clients, ``n`` up to ``10⁵``).
+
+    Attributes:
+        grid: the sweep values replacing ``grid["full"]``.
+        replicates: replacing ``replicates["full"]``.
+        measure_kwargs: keywords passed to the claim's ``measure`` (e.g. ``{"clients": 10**6}``).
+    """
+
+    grid: Sequence[float]
+    replicates: int
+    measure_kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "grid", tuple(self.grid))
+        if len(self.grid) < 2:
+            raise ValueError(f"`GpuScale.grid` needs at least 2 sweep values, got {self.grid}")
+        if isinstance(self.replicates, bool) or not isinstance(self.replicates, int) or (
+                self.replicates < 1):
+            raise ValueError(f"`GpuScale.replicates` must be a positive integer, got "
+                             f"{self.replicates!r}")
 
 
 @dataclass(frozen=True)
@@ -86,6 +116,9 @@ class Claim:
         schedule: the hyperparameter schedule used, as the theorem prescribes it.
         touches: the ``[NOTE]``/``[INFERRED]`` items of PAPERS.md this claim depends on.
         max_width: widest confidence interval that still allows a verdict of ``holds``.
+        gpu_scale: the ``full`` budget's larger plan on a GPU (:class:`GpuScale`), or ``None``;
+            :meth:`for_backend` applies it.
+        on_gpu: whether this is the GPU plan (set by :meth:`for_backend`, not by hand).
     """
 
     id: str
@@ -108,6 +141,8 @@ class Claim:
     touches: tuple[str, ...] = ()
     max_width: float | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    gpu_scale: GpuScale | None = None
+    on_gpu: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -123,3 +158,25 @@ class Claim:
             if budget not in self.grid or budget not in self.replicates:
                 raise ValueError(f"claim {self.id}: `grid` and `replicates` need budget "
                                  f"{budget!r}")
+        if self.on_gpu and self.gpu_scale is None:
+            raise ValueError(f"claim {self.id}: `on_gpu` needs a `gpu_scale`")
+        # The GPU plan, built once so that ``for_backend`` returns the same object every time
+        # (the runner sends a catalogue claim to workers by id when it is that object).
+        on_gpu = self
+        if self.gpu_scale is not None and not self.on_gpu:
+            g = self.gpu_scale
+            on_gpu = replace(self, grid={**self.grid, "full": g.grid},
+                             replicates={**self.replicates, "full": g.replicates}, on_gpu=True)
+        object.__setattr__(self, "_on_gpu", on_gpu)
+
+    def for_backend(self, backend: str) -> Claim:
+        """This claim as run on ``backend``: on ``"cupy"`` its ``full`` budget is the
+        :class:`GpuScale` plan (when it has one); otherwise the claim itself."""
+        return self._on_gpu if backend == GPU_BACKEND else self  # type: ignore[attr-defined]
+
+    def measure_for(self, budget: str) -> Measure:
+        """The ``measure`` run at ``budget``: with the :class:`GpuScale` keywords at ``full``
+        when this is the GPU plan (:meth:`for_backend`), else ``measure`` itself."""
+        if self.on_gpu and budget == "full" and self.gpu_scale.measure_kwargs:
+            return functools.partial(self.measure, **self.gpu_scale.measure_kwargs)
+        return self.measure

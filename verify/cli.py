@@ -149,7 +149,8 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
     @click.command("verify", cls=_Command)
     @click.argument("pattern", required=False)
     @click.option("--budget", default="smoke", show_default=True,
-                  help=f"sweep size: {' | '.join(BUDGETS)}")
+                  help=f"sweep size: {' | '.join(BUDGETS)} (full with --backend cupy: the "
+                       "n-claims sweep n up to 10^5 on 10^6 clients)")
     @click.option("--out", "out", default="results", show_default=True,
                   type=click.Path(file_okay=False), help="results directory (resumed)")
     @click.option("--backend", default="numpy", show_default=True, help="numpy | cupy")

@@ -24,6 +24,7 @@ the tasks to an existing Dask cluster (the optional extra ``distributed``, impor
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import hashlib
 import json
 import multiprocessing
@@ -86,16 +87,24 @@ def fit_seed(seed: int, claim_id: str) -> int:
     return int(ss.generate_state(1)[0])
 
 
+def _measure_name(m: Any) -> str:
+    """``module.qualname`` of a measure; a ``functools.partial`` adds its keywords (never an
+    address, so the name is the same in every process)."""
+    if isinstance(m, functools.partial):
+        kw = ", ".join(f"{k}={v!r}" for k, v in sorted(m.keywords.items()))
+        return f"{_measure_name(m.func)}({kw})"
+    return f"{getattr(m, '__module__', '?')}.{getattr(m, '__qualname__', repr(m))}"
+
+
 def config_hash(claim: Claim, budget: str) -> str:
     """Hash of what determines a claim's stored rows at ``budget``: id, grid, replicates,
     tolerance, law value, and the measure's module and qualified name (16 hex digits)."""
-    m = claim.measure
     spec = {
         "id": claim.id, "budget": budget,
         "grid": [float(v) for v in claim.grid[budget]],
         "replicates": int(claim.replicates[budget]),
         "tolerance": float(claim.tolerance), "law": repr(float(claim.law.value)),
-        "measure": f"{getattr(m, '__module__', '?')}.{getattr(m, '__qualname__', repr(m))}",
+        "measure": _measure_name(claim.measure_for(budget)),
     }
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -149,7 +158,9 @@ class Task:
 
 
 def _resolve(task: Task) -> Claim:
-    return task.claim if task.claim is not None else load(task.catalogue)[task.claim_id]
+    if task.claim is not None:
+        return task.claim
+    return load(task.catalogue)[task.claim_id].for_backend(task.backend)
 
 
 def run_task(task: Task) -> list[dict]:
@@ -157,7 +168,7 @@ def run_task(task: Task) -> list[dict]:
     claim = _resolve(task)
     start = time.perf_counter()
     try:
-        out = claim.measure(task.x, task.replicates, task.seed, task.backend)
+        out = claim.measure_for(task.budget)(task.x, task.replicates, task.seed, task.backend)
     except Exception as err:
         raise MeasureError(f"claim {claim.id}: `measure` failed at point {task.index} "
                            f"({claim.variable}={task.x:g}, seed {task.seed}): "
@@ -374,7 +385,8 @@ def _tasks(claim: Claim, budget: str, seed: int, backend: str, catalogue: str | 
            done: Iterable[int]) -> list[Task]:
     in_catalogue = False
     try:
-        in_catalogue = load(catalogue).get(claim.id) is claim
+        listed = load(catalogue).get(claim.id)
+        in_catalogue = listed is not None and listed.for_backend(backend) is claim
     except Exception:  # noqa: BLE001 - an unloadable catalogue: send the claim itself
         in_catalogue = False
     cfg = config_hash(claim, budget)
@@ -424,7 +436,7 @@ def check(claim: Claim | str, budget: str = "smoke", seed: int = 0, backend: str
     _check_budget(budget)
     seed = _check_seed(seed)
     _check_backend(backend)
-    claim = _claim_of(claim, catalogue)
+    claim = _claim_of(claim, catalogue).for_backend(backend)
     executor = make_executor(workers, scheduler)
     if store is None:
         stored: dict[int, list[dict]] = {}
@@ -460,7 +472,7 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
     _check_budget(budget)
     seed = _check_seed(seed)
     _check_backend(backend)
-    claims = select(pattern, load(catalogue))
+    claims = [c.for_backend(backend) for c in select(pattern, load(catalogue))]
     executor = make_executor(workers, scheduler)
     store = ResultsStore(out)
     store.ensure_writable()
@@ -520,15 +532,16 @@ def _write_json(path: Path, data: Any) -> None:
 
 
 def _latest_run(store: ResultsStore, claim: Claim, budget: str | None
-                ) -> tuple[str, str, int | None, str | None]:
-    """``(budget, config_hash, base_seed, backend)`` of the claim's latest stored run."""
+                ) -> tuple[Claim, str, str, int | None, str | None]:
+    """``(claim as run, budget, config_hash, base_seed, backend)`` of the claim's latest stored
+    run (the claim as run: :meth:`Claim.for_backend` of the run's backend)."""
     rows = store.rows(claim.id, budget)
     for r in reversed(rows):
-        b = r["budget"]
-        if b in BUDGETS and r["config_hash"] == config_hash(claim, b):
-            return b, r["config_hash"], r.get("base_seed"), r.get("backend")
+        b, ran = r["budget"], claim.for_backend(r.get("backend"))
+        if b in BUDGETS and r["config_hash"] == config_hash(ran, b):
+            return ran, b, r["config_hash"], r.get("base_seed"), r.get("backend")
     b = budget or "smoke"
-    return b, config_hash(claim, b), None, None
+    return claim, b, config_hash(claim, b), None, None
 
 
 def summarize(results_dir: str | os.PathLike, claims: Iterable[Claim | str] | None = None,
@@ -567,9 +580,9 @@ def summarize(results_dir: str | os.PathLike, claims: Iterable[Claim | str] | No
         chosen = [_claim_of(c, catalogue) for c in claims]
     out = []
     for claim in chosen:
-        b, cfg, base_seed, backend = _latest_run(store, claim, budget)
+        ran, b, cfg, base_seed, backend = _latest_run(store, claim, budget)
         points = ({} if base_seed is None and backend is None
                   else store.points(claim.id, b, cfg, base_seed, backend))
-        out.append(evaluate(claim, b, points, base_seed if base_seed is not None else 0,
+        out.append(evaluate(ran, b, points, base_seed if base_seed is not None else 0,
                             n_boot).to_dict())
     return out

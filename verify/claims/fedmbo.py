@@ -37,7 +37,7 @@ from bilevel_theory.estimators import ihgp, neumann_bias_matrix, phe
 from bilevel_theory.inner import fedavg, minibatch_sgd
 from problems import QuadraticBilevel
 
-from ..claim import Claim, Law, per_budget
+from ..claim import Claim, GpuScale, Law, per_budget
 
 PAPER = rates.PAPERS["fedmbo"]
 SEED = rates.SEEDS["fedmbo"]
@@ -48,6 +48,16 @@ _budgets = per_budget
 
 
 _reps = per_budget
+
+#: Client count of the ``full`` budget on a GPU (issue #6: ``m = 10⁶``, ``n`` up to ``10⁵``).
+GPU_CLIENTS = 10 ** 6
+#: Sampled clients ``n`` swept by the n-claims' ``full`` budget on a GPU: 4 per decade to 10⁵.
+GPU_SAMPLED = tuple(sorted({round(10 ** (k / 4)) for k in range(21)}))
+
+
+def _gpu(replicates: int) -> GpuScale:
+    """The n-claims' GPU plan: ``m = 10⁶`` clients, ``n`` over :data:`GPU_SAMPLED`."""
+    return GpuScale(GPU_SAMPLED, replicates, {"clients": GPU_CLIENTS})
 
 
 def _child_seed(seed: int, *keys: int) -> int:
@@ -73,9 +83,10 @@ PHE_POINT = (np.ones(2), np.zeros(2))
 
 @functools.cache
 def phe_problem(noise: float = 0.0, hessian_noise: float = 0.0, coupling: float = 0.5,
-                seed: int = 1) -> QuadraticBilevel:
-    """The PHE instance (module docstring); ``noise`` / ``hessian_noise`` as in the claims."""
-    return QuadraticBilevel.random(clients=100, dim_x=2, dim_y=2, kappa=2.0, heterogeneity=0.5,
+                seed: int = 1, clients: int = 100) -> QuadraticBilevel:
+    """The PHE instance (module docstring); ``noise`` / ``hessian_noise`` as in the claims;
+    ``clients = 10⁶`` on a GPU (:data:`GPU`)."""
+    return QuadraticBilevel.random(clients=clients, dim_x=2, dim_y=2, kappa=2.0, heterogeneity=0.5,
                                    noise=noise, hessian_noise=hessian_noise, seed=seed,
                                    coupling=coupling, storage="structured")
 
@@ -183,9 +194,9 @@ def phe_bias_bound_proof(N, replicates, seed, backend="numpy"):
 VAR_N = 8  # Neumann truncation of the variance claims
 
 
-def phe_variance(n, replicates, seed, backend="numpy"):
+def phe_variance(n, replicates, seed, backend="numpy", clients=100):
     """Prop. 3: ``‖(1/n)Σ_i H_i − H̄‖²`` per replicate (``n`` chains, with replacement)."""
-    problem = phe_problem(noise=1.0, hessian_noise=0.5)
+    problem = phe_problem(noise=1.0, hessian_noise=0.5, clients=clients)
     x, y = PHE_POINT
     H = _phe_outputs(problem, x, y, VAR_N, int(n), replicates, seed, backend)
     Hbar = phe_mean(problem, x, y, VAR_N, problem.constants["ell_g1"])
@@ -205,11 +216,11 @@ def ihgp_hypergradient(ctx, x, y, N: int, n: int, scale: float):
     return _host(ctx, h.mean(axis=1))
 
 
-def phe_vs_ihgp_variance(n, replicates, seed, backend="numpy"):
+def phe_vs_ihgp_variance(n, replicates, seed, backend="numpy", clients=100):
     """``value``: PHE's ``‖mean_i H_i − H̄‖²``; ``contrast``: FedNest's ``‖h − H̄‖²`` (same
     ``H̄``: both estimators have the same conditional mean)."""
-    out = phe_variance(n, replicates, seed, backend)
-    problem = phe_problem(noise=1.0, hessian_noise=0.5)
+    out = phe_variance(n, replicates, seed, backend, clients)
+    problem = phe_problem(noise=1.0, hessian_noise=0.5, clients=clients)
     x, y = PHE_POINT
     scale = problem.constants["ell_g1"]
     Hbar = phe_mean(problem, x, y, VAR_N, scale)
@@ -357,23 +368,24 @@ INNER_TAU = 10  # FedAvg local steps
 
 
 @functools.cache
-def inner_problem(noise: float = 0.0) -> QuadraticBilevel:
-    return QuadraticBilevel.random(clients=100, dim_x=2, dim_y=2, kappa=10.0, heterogeneity=1.0,
+def inner_problem(noise: float = 0.0, clients: int = 100) -> QuadraticBilevel:
+    """The inner-loop instance (dense 2×2 blocks); ``clients = 10⁶`` on a GPU (:data:`GPU`)."""
+    return QuadraticBilevel.random(clients=clients, dim_x=2, dim_y=2, kappa=10.0, heterogeneity=1.0,
                                    noise=noise, seed=0, storage="dense")
 
 
-@functools.cache
-def inner_point() -> np.ndarray:
-    """``x = 7v`` with ``v`` the top right-singular vector of ``J = Ā⁻¹B̄`` (``‖y*(x)‖`` large:
-    there the Hessian heterogeneity dominates the client gradients at ``y*``)."""
-    J = inner_problem().host._closed["J"]
+def inner_point(problem: QuadraticBilevel | None = None) -> np.ndarray:
+    """``x = 7v`` with ``v`` the top right-singular vector of ``J = Ā⁻¹B̄`` of ``problem``
+    (default :func:`inner_problem`) (``‖y*(x)‖`` large: there the Hessian heterogeneity
+    dominates the client gradients at ``y*``)."""
+    J = (problem or inner_problem()).host._closed["J"]
     return 7.0 * np.linalg.svd(J)[2][0]
 
 
 def _inner_mse(solver, problem, n, replicates, seed, backend, burn=100, steps=200, **kw):
     """Time average over ``steps`` rounds (after ``burn``) of ``‖y_t − y*(x)‖²``, from
     ``y₀ = y*(x)``, step ``β = 1/(2ℓ_{g,1})`` (Lemma 5's largest)."""
-    x = inner_point()
+    x = inner_point(problem)
     ys = np.asarray(problem.y_star(x), float)
     beta = 1.0 / (2.0 * problem.constants["ell_g1"])
     ctx = make_context(problem, replicates, seed, backend)
@@ -386,10 +398,10 @@ def _inner_mse(solver, problem, n, replicates, seed, backend, burn=100, steps=20
     return acc / steps
 
 
-def inner_drift(n, replicates, seed, backend="numpy"):
+def inner_drift(n, replicates, seed, backend="numpy", clients=100):
     """``value``: minibatch SGD's stationary ``E‖y − y*(x)‖²``; ``contrast``: FedAvg's
     (``τ = 10`` local steps of ``β/τ``), both with ``n`` clients sampled with replacement."""
-    problem = inner_problem()
+    problem = inner_problem(clients=clients)
     return {"value": _inner_mse(minibatch_sgd, problem, n, replicates, seed, backend),
             "contrast": _inner_mse(fedavg, problem, n, replicates, _child_seed(seed, 1), backend,
                                    local_steps=INNER_TAU)}
@@ -588,6 +600,7 @@ def _claims() -> list[Claim]:
             grid=_budgets([2 ** k for k in range(9)], [2 ** k for k in range(11)],
                           [2 ** k for k in range(13)]),
             replicates=_reps(64, 256, 1024),
+            gpu_scale=_gpu(1024),
             law=_law(rates.law_for("fedmbo.prop3_variance", "exponent", "n")), tolerance=0.1,
             schedule=(f"PHE (Alg. 2) with N = {VAR_N}, ℓ = ℓ_{{g,1}}, n chains sampled with "
                       "replacement, at (x, y) = (1, 0); σ_f = σ_{g,1} = 1, Hessian noise 0.5; "
@@ -604,6 +617,7 @@ def _claims() -> list[Claim]:
             grid=_budgets([2 ** k for k in range(9)], [2 ** k for k in range(11)],
                           [2 ** k for k in range(13)]),
             replicates=_reps(64, 256, 1024),
+            gpu_scale=_gpu(1024),
             law=_law(rates.law_for("fedmbo.prop3_variance", "exponent", "n")), tolerance=0.1,
             schedule=(f"value: PHE as fedmbo.phe_variance_vs_clients; contrast: FedNest's "
                       f"FedIHGP (one chain, one truncation N' ~ U{{0..{VAR_N - 1}}}, |S_l| = n) "
@@ -708,6 +722,7 @@ def _claims() -> list[Claim]:
             grid=_budgets([1, 2, 4, 8, 16, 32, 64, 128], [2 ** k for k in range(10)],
                           [2 ** k for k in range(11)]),
             replicates=_reps(16, 64, 128),
+            gpu_scale=_gpu(128),
             law=_law(rates.law_for(LEMMA5_STATIONARY, "exponent", "n")), tolerance=0.1,
             schedule=("inner loop alone at a fixed x (x = 7v, v the top right-singular vector "
                       "of J; ‖y*(x)‖ large), y₀ = y*(x), β = 1/(2ℓ_{g,1}) (Lemma 5's largest), "
