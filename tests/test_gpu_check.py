@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_gpu_check_without_a_gpu_is_one_line_and_exit_2(tmp_path):
     out = subprocess.run(["bash", str(ROOT / ".ci" / "gpu-check"), "tests"],
                          capture_output=True, text=True, cwd=ROOT, timeout=120,
-                         env={**os.environ, "OUT": str(tmp_path)})
+                         env={**os.environ, "RESULTS": str(tmp_path)})
     assert out.returncode == 2
     assert "gpu-check needs CuPy and a CUDA GPU" in out.stdout + out.stderr
     assert "Traceback" not in out.stdout + out.stderr
