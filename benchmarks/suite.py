@@ -138,12 +138,10 @@ def run_suite(quick: bool = False, backend: str = "numpy", sections=SECTIONS,
             case["met"] = bool(case["fraction_of_copy"] >= case["target"])
             doc["bandwidth"].append(case)
             gc.collect()  # the case's instance and arrays are garbage now
-            best = max(case.get("variants", {}).items(),
-                       key=lambda kv: kv[1]["fraction_of_copy"], default=(None, None))
+            name, fraction = best_variant(case)
             log(f"  {storage:10s} d={dim} m={m} R={R} n={n}: {case['gbytes_per_s']:.2f} GB/s "
                 f"= {100 * case['fraction_of_copy']:.0f}% of copy"
-                + (f"; best variant {best[0]!r}: {100 * best[1]['fraction_of_copy']:.0f}%"
-                   if best[0] else ""))
+                + (f"; best variant {name!r}: {100 * fraction:.0f}%" if name else ""))
 
     doc["memory"] = None
     if "memory" in sections:
@@ -160,6 +158,16 @@ def run_suite(quick: bool = False, backend: str = "numpy", sections=SECTIONS,
     doc["summary"] = summary(doc)
     doc["total_seconds"] = time.perf_counter() - started
     return doc
+
+
+def best_variant(case: dict[str, Any]) -> tuple[str | None, float | None]:
+    """``(name, fraction of copy bandwidth)`` of a bandwidth case's fastest hvp variant, or
+    ``(None, None)`` when it has none."""
+    variants = case.get("variants", {})
+    if not variants:
+        return None, None
+    name = max(variants, key=lambda k: variants[k]["fraction_of_copy"])
+    return name, variants[name]["fraction_of_copy"]
 
 
 def summary(doc: dict[str, Any]) -> dict[str, Any]:
@@ -214,9 +222,8 @@ def markdown(doc: dict[str, Any]) -> str:
         lines += ["| hvp case | GB/s | % copy | GFLOP/s | best variant (% copy) | ≥ 40%? |",
                   "|---|---|---|---|---|---|"]
         for c in doc["bandwidth"]:
-            best = max(c.get("variants", {}).items(), key=lambda kv: kv[1]["fraction_of_copy"],
-                       default=(None, None))
-            bv = f"{best[0]} ({100 * best[1]['fraction_of_copy']:.0f}%)" if best[0] else ""
+            name, fraction = best_variant(c)
+            bv = f"{name} ({100 * fraction:.0f}%)" if name else ""
             lines.append(f"| {c['storage']} d={c['dim']} m={c['clients']} R={c['replicates']} "
                          f"n={c['sampled_clients']} | {c['gbytes_per_s']:.2f} | "
                          f"{100 * c['fraction_of_copy']:.0f}% | {c['gflops']:.2f} | {bv} | "
