@@ -85,7 +85,7 @@ PHE_POINT = (np.ones(2), np.zeros(2))
 def phe_problem(noise: float = 0.0, hessian_noise: float = 0.0, coupling: float = 0.5,
                 seed: int = 1, clients: int = 100) -> QuadraticBilevel:
     """The PHE instance (module docstring); ``noise`` / ``hessian_noise`` as in the claims;
-    ``clients = 10⁶`` on a GPU (:data:`GPU`)."""
+    ``clients = 10⁶`` on a GPU (:data:`GPU_CLIENTS`)."""
     return QuadraticBilevel.random(clients=clients, dim_x=2, dim_y=2, kappa=2.0, heterogeneity=0.5,
                                    noise=noise, hessian_noise=hessian_noise, seed=seed,
                                    coupling=coupling, storage="structured")
@@ -369,7 +369,7 @@ INNER_TAU = 10  # FedAvg local steps
 
 @functools.cache
 def inner_problem(noise: float = 0.0, clients: int = 100) -> QuadraticBilevel:
-    """The inner-loop instance (dense 2×2 blocks); ``clients = 10⁶`` on a GPU (:data:`GPU`)."""
+    """The inner-loop instance (dense 2×2 blocks); ``clients = 10⁶`` on a GPU (:data:`GPU_CLIENTS`)."""
     return QuadraticBilevel.random(clients=clients, dim_x=2, dim_y=2, kappa=10.0, heterogeneity=1.0,
                                    noise=noise, seed=0, storage="dense")
 
