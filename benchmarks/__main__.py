@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         doc = run_suite(quick=args.quick, backend=args.backend, sections=sections, grid=grid)
     except Exception as err:  # noqa: BLE001  (a missing CuPy is a one-line error)
-        from problems import BackendUnavailable  # noqa: PLC0415
+        from bilevel_theory.problems import BackendUnavailable  # noqa: PLC0415
 
         if isinstance(err, BackendUnavailable):
             print(f"error: {err}", file=sys.stderr)

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from problems import Oracle, QuadraticBilevel, get_backend
-from problems.families import Dense, EigenScaled
+from bilevel_theory.problems import Oracle, QuadraticBilevel, get_backend
+from bilevel_theory.problems.families import Dense, EigenScaled
 
 from . import hvp_variants
 from .common import best_of

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from problems import get_backend
+from bilevel_theory.problems import get_backend
 
 
 def synchronize(backend: str) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from problems.families import Dense, EigenScaled
+from bilevel_theory.problems.families import Dense, EigenScaled
 
 BLOCK_ROWS = 4096
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from bilevel_theory import ALGORITHMS, make_context
-from problems import QuadraticBilevel
+from bilevel_theory.problems import QuadraticBilevel
 
 from .common import synchronize
 

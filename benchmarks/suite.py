@@ -7,7 +7,7 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from problems import get_backend
+from bilevel_theory.problems import get_backend
 
 from . import bandwidth, memory, rounds, speedup
 from .common import copy_bandwidth, machine_info

@@ -7,10 +7,19 @@ replicates.
 
 from __future__ import annotations
 
+from pathlib import Path as _Path
 from typing import Any
 
-from problems import FederatedQuadratic
-from problems.validation import check_choice
+__version__ = "0.2.0"
+
+# In a source checkout the layers live in sibling folders (problems/, verify/, reports/); an
+# installed wheel has them inside this package.  Let the same names resolve in both.
+_here = _Path(__file__).resolve().parent
+if not (_here / "problems").is_dir() and (_here.parent / "problems" / "__init__.py").is_file():
+    __path__.append(str(_here.parent))  # noqa: F821 (module __path__)
+
+from bilevel_theory.problems import FederatedQuadratic
+from bilevel_theory.problems.validation import check_choice
 
 from . import afbo, fedmbo, fednest, gao, memfbo
 from .algorithm import Algorithm, Context, make_context, run_algorithm
@@ -34,4 +43,4 @@ def run(name: str, problem: FederatedQuadratic, rounds: int = 100, replicates: i
     return run_algorithm(algorithm, rounds, replicates, seed, backend, progress)
 
 
-__all__ = ["ALGORITHMS", "Algorithm", "Context", "Ledger", "Trace", "make_context", "run"]
+__all__ = ["__version__", "ALGORITHMS", "Algorithm", "Context", "Ledger", "Trace", "make_context", "run"]

@@ -99,7 +99,7 @@ from typing import Any
 
 import numpy as np
 
-from problems.validation import check_choice, check_int, check_real
+from bilevel_theory.problems.validation import check_choice, check_int, check_real
 
 from .algorithm import Algorithm, Context, as_schedule
 from .fedmbo import default_neumann_steps

@@ -18,8 +18,8 @@ from typing import Any, ClassVar
 import numpy as np
 from array_api_compat import is_array_api_obj
 
-from problems import FederatedQuadratic, Oracle, get_backend
-from problems.validation import check_int, check_real, unknown_names
+from bilevel_theory.problems import FederatedQuadratic, Oracle, get_backend
+from bilevel_theory.problems.validation import check_int, check_real, unknown_names
 
 from .trace import LEDGER_FIELDS, Ledger, Trace
 
@@ -57,10 +57,46 @@ class Context:
         return self.oracle.rng
 
     def communicate(self, rounds: float = 1, up: float = 0, down: float = 0) -> None:
-        """Count ``rounds`` communication rounds with ``up``/``down`` vectors per client."""
+        """Count ``rounds`` communication rounds with ``up``/``down`` vectors per client.
+
+        Deprecated inside algorithms: use :meth:`broadcast` and :meth:`aggregate`, which count
+        what is actually sent."""
         self.rounds += rounds
         self.uplink += up
         self.downlink += down
+
+    def broadcast(self, *arrays: Any, active: Any = None) -> None:
+        """The server sends ``arrays`` (server-side, shape ``(R, d)``) to the participating
+        clients: one downlink vector per array.  ``active`` (``(R,)`` bool): the replicates
+        in which this broadcast happens (vectorized runs whose schedules differ per replicate);
+        the ledger counts the mean over replicates."""
+        self.downlink += len(arrays) * self._fraction(active)
+
+    def aggregate(self, *client_arrays: Any, axis: int = 1, active: Any = None,
+                  weights: Any = None) -> Any:
+        """Clients send ``client_arrays`` (each ``(R, n, …)``, clients on ``axis``) and the
+        server averages them over the clients: **one** communication round (a
+        synchronisation) and one uplink vector per array per client, counted here and
+        nowhere else.  ``weights``: an ``(R, n)`` array of non-negative client weights (e.g.
+        a participation mask; the mean is then ``Σ w v / Σ w`` and the uplink counts the
+        mean fraction of clients with ``w > 0``).  Returns the mean (a tuple for several
+        arrays)."""
+        xp = self.xp
+        frac = self._fraction(active)
+        if weights is None:
+            means = tuple(xp.mean(a, axis=axis) for a in client_arrays)
+            sending = 1.0
+        else:
+            means = tuple(_weighted_mean(xp, a, weights, axis) for a in client_arrays)
+            sending = float(xp.mean(xp.astype(weights > 0, xp.float64)))
+        self.rounds += frac
+        self.uplink += len(client_arrays) * sending * frac
+        return means[0] if len(means) == 1 else means
+
+    def _fraction(self, active: Any) -> float:
+        if active is None:
+            return 1.0
+        return float(self.xp.mean(self.xp.astype(active, self.xp.float64)))
 
     def hold(self, *dims: int) -> None:
         """Record that a client holds vectors of these dimensions at once (float64 bytes)."""
@@ -73,6 +109,12 @@ class Context:
     def snapshot(self) -> tuple[float, ...]:
         c = self.oracle.counter
         return (self.rounds, self.uplink, self.downlink, c.grad, c.hvp, c.jvp, self.state_bytes)
+
+
+def _weighted_mean(xp, a, weights, axis: int):
+    w = xp.reshape(weights, weights.shape + (1,) * (a.ndim - weights.ndim))
+    total = xp.sum(w, axis=axis)
+    return xp.sum(w * a, axis=axis) / xp.where(total > 0, total, 1.0)
 
 
 class Algorithm:

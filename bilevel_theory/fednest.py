@@ -117,7 +117,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from problems.validation import check_int, check_real
+from bilevel_theory.problems.validation import check_int, check_real
 
 from .algorithm import Algorithm, Context, as_schedule
 from .estimators import ihgp, local_ihgp

@@ -91,8 +91,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from problems.families import CHUNK
-from problems.validation import check_int, check_real
+from bilevel_theory.problems.families import CHUNK
+from bilevel_theory.problems.validation import check_int, check_real
 
 from .algorithm import Algorithm, Context, as_schedule
 from .estimators import theta_q

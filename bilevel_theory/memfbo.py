@@ -77,7 +77,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from problems.validation import check_real
+from bilevel_theory.problems.validation import check_real
 
 from .algorithm import Algorithm, Context, as_schedule
 

@@ -29,8 +29,8 @@ def main() -> None:
 
 
 def _register() -> None:
-    from problems.cli import problem  # noqa: PLC0415
-    from verify.cli import make_commands  # noqa: PLC0415
+    from bilevel_theory.problems.cli import problem  # noqa: PLC0415
+    from bilevel_theory.verify.cli import make_commands  # noqa: PLC0415
 
     from .commands import COMMANDS, render_hook  # noqa: PLC0415
 
@@ -42,5 +42,5 @@ def _register() -> None:
 _register()
 
 
-if __name__ == "__main__":  # ``python -m reports.cli`` where the console script is not installed
+if __name__ == "__main__":  # ``python -m bilevel_theory.reports.cli`` where the console script is not installed
     main()

@@ -50,7 +50,7 @@ def load_rows(path: str | Path) -> list[dict[str, Any]]:
     counts once, a cut-short last line is ignored with a warning). Raises :class:`StoreError`
     naming the file when it is missing, empty or corrupt.
     """
-    from verify import CorruptStore, ResultsStore  # noqa: PLC0415
+    from bilevel_theory.verify import CorruptStore, ResultsStore  # noqa: PLC0415
 
     path = Path(path)
     directory = path if path.is_dir() else path.parent
@@ -150,7 +150,7 @@ def summarize(results_dir: str | Path) -> list[dict[str, Any]]:
     verify layer cannot rebuild them)."""
     results_dir = Path(results_dir)
     try:
-        from verify import summarize as _summarize  # noqa: PLC0415
+        from bilevel_theory.verify import summarize as _summarize  # noqa: PLC0415
     except ImportError:
         _summarize = None
     if _summarize is not None:
@@ -286,7 +286,7 @@ def _tolerances(entries: Sequence[Mapping[str, Any]]) -> dict[str, float | None]
     tol: dict[str, float | None] = {}
     catalogue: Mapping[str, Any] = {}
     try:
-        from verify import CLAIMS as catalogue  # noqa: PLC0415
+        from bilevel_theory.verify import CLAIMS as catalogue  # noqa: PLC0415
     except ImportError:
         pass
     for e in entries:

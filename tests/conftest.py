@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from problems import cupy_available, get_backend
+from bilevel_theory.problems import cupy_available, get_backend
 
 
 @pytest.fixture(params=["numpy", "cupy"])

@@ -25,7 +25,7 @@ from bilevel_theory.afbo import (
     make_delay,
     theorem_schedule,
 )
-from problems import QuadraticBilevel
+from bilevel_theory.problems import QuadraticBilevel
 
 
 def _prob(noise=0.0, heterogeneity=1.0, clients=8, seed=2):

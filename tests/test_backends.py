@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from bilevel_theory import ALGORITHMS, run
-from problems import (
+from bilevel_theory.problems import (
     QuadraticBilevel,
     QuadraticCompositional,
     QuadraticMinimax,

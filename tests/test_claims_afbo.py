@@ -11,9 +11,9 @@ import math
 import numpy as np
 import pytest
 
-from verify.claim import BUDGETS
-from verify.claims import afbo as A
-from verify.fit import in_window
+from bilevel_theory.verify.claim import BUDGETS
+from bilevel_theory.verify.claims import afbo as A
+from bilevel_theory.verify.fit import in_window
 
 
 def test_tiled_instances_share_the_problem():

@@ -11,8 +11,8 @@ import pytest
 
 from bilevel_theory import make_context
 from bilevel_theory.estimators import neumann_bias_matrix
-from verify.claim import BUDGETS
-from verify.claims import fedmbo as F
+from bilevel_theory.verify.claim import BUDGETS
+from bilevel_theory.verify.claims import fedmbo as F
 
 
 def _z(samples: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -131,7 +131,7 @@ def test_laws_are_derived():
 
 
 def test_statements_parse_as_mathtext():
-    from reports.figures import mathtext_ok
+    from bilevel_theory.reports.figures import mathtext_ok
 
     for c in F.CLAIMS:
         assert mathtext_ok(f"${c.statement}$"), c.id

@@ -11,8 +11,8 @@ import pytest
 from bilevel_theory import rates as R_
 from bilevel_theory import run
 from bilevel_theory.memfbo import inferred_penalty, penalty_gradient, penalty_stationary_point
-from verify.claim import BUDGETS
-from verify.claims import memfbo as M
+from bilevel_theory.verify.claim import BUDGETS
+from bilevel_theory.verify.claims import memfbo as M
 
 
 def test_schedules_are_derived_from_the_balance():
@@ -102,7 +102,7 @@ def test_counts():
 
 
 def test_statements_parse_as_mathtext():
-    from reports.figures import mathtext_ok
+    from bilevel_theory.reports.figures import mathtext_ok
 
     for c in M.CLAIMS:
         assert mathtext_ok(f"${c.statement}$"), c.id

@@ -7,9 +7,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from problems import QuadraticBilevel
-from problems.cli import DESCRIPTIONS, build
-from reports.cli import main
+from bilevel_theory.problems import QuadraticBilevel
+from bilevel_theory.problems.cli import DESCRIPTIONS, build
+from bilevel_theory.reports.cli import main
 
 
 def invoke(*args):

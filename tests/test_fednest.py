@@ -23,8 +23,8 @@ from bilevel_theory.fednest import (
     theorem_schedule,
 )
 from bilevel_theory.inner import fedavg, fedsvrg
-from problems import QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
-from problems.quadratic import shared
+from bilevel_theory.problems import QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
+from bilevel_theory.problems.quadratic import shared
 
 FAMILY = ("fednest", "lfednest", "fednest_sgd", "lfednest_svrg")
 

@@ -28,7 +28,7 @@ from bilevel_theory.gao import (
     theorem2_schedule,
     truncation_bias_bound,
 )
-from problems import QuadraticBilevel
+from bilevel_theory.problems import QuadraticBilevel
 
 NAMES = ("localbsgm", "localbsgvrm")
 

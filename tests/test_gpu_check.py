@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from problems import cupy_available
+from bilevel_theory.problems import cupy_available
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,7 +12,7 @@ from bilevel_theory.memfbo import (
     penalty_stationary_point,
     penalty_y,
 )
-from problems import QuadraticBilevel
+from bilevel_theory.problems import QuadraticBilevel
 
 
 def make(h=0.1, noise=0.0, clients=20, seed=0):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from problems import Oracle, QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
+from bilevel_theory.problems import Oracle, QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
 
 Z = 6.0
 SIGMA, HSIGMA = 0.7, 0.3

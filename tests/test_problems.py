@@ -21,8 +21,8 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from problems import QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
-from problems.quadratic import FederatedQuadratic
+from bilevel_theory.problems import QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
+from bilevel_theory.problems.quadratic import FederatedQuadratic
 
 EPS = np.finfo(float).eps
 CASES = [(k, s) for k in ("bilevel", "minimax", "compositional") for s in ("dense", "structured")]
@@ -390,7 +390,7 @@ def test_sigma_g2_fednest_from_t_spread():
 def test_ball_max_against_brute_force():
     """``ball_max`` (the trust-region dual) against a dense grid on the circle in 2-D, including
     ``C`` singular, ``b = 0`` and the hard case (``b`` orthogonal to the top eigenvector)."""
-    from problems.quadratic import ball_max
+    from bilevel_theory.problems.quadratic import ball_max
 
     rng = np.random.default_rng(10)
     th = np.linspace(0, 2 * np.pi, 100_001)
@@ -491,8 +491,8 @@ def test_storage_per_client_bytes(kind):
 MILLION = textwrap.dedent("""
     import json, resource, sys, time
     import numpy as np
-    from problems import QuadraticBilevel, Oracle
-    from problems.selfcheck import self_check
+    from bilevel_theory.problems import QuadraticBilevel, Oracle
+    from bilevel_theory.problems.selfcheck import self_check
     t = time.perf_counter()
     p = QuadraticBilevel.random(clients=1_000_000, dim_x=10, dim_y=10, storage="structured",
                                 noise=0.1, seed=0)

@@ -318,7 +318,7 @@ def test_afbo_staleness_and_aphe():
 
 
 def test_law_for_values_and_law():
-    from verify.claim import Law
+    from bilevel_theory.verify.claim import Law
 
     pred = r.law_for("fedmbo.cor1", "exponent_at_order", "K", second="n")
     assert pred.value == -0.5 and "n" in pred.derivation

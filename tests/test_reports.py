@@ -23,15 +23,15 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-import reports
-from reports import StoreError, render, render_entries
-from reports.figures import math_label, png_ok
-from reports.render import cost_table
+from bilevel_theory import reports
+from bilevel_theory.reports import StoreError, render, render_entries
+from bilevel_theory.reports.figures import math_label, png_ok
+from bilevel_theory.reports.render import cost_table
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
-DEMO = "verify.claims.demo:DEMO_CLAIMS"
+DEMO = "bilevel_theory.verify.claims.demo:DEMO_CLAIMS"
 
 
 # ----------------------------------------------------------------------------- synthetic data
@@ -140,7 +140,7 @@ def synthetic_report(tmp_path_factory):
 @pytest.fixture(scope="module")
 def demo_store(tmp_path_factory):
     """A real results store: the demo claims (every kind) run at smoke budget (~4 s)."""
-    import verify  # noqa: PLC0415
+    from bilevel_theory import verify  # noqa: PLC0415
 
     out = tmp_path_factory.mktemp("demo") / "results"
     verify.run_suite("demo.*", budget="smoke", out=out, catalogue=DEMO, progress=False,
@@ -329,7 +329,7 @@ def test_math_label_falls_back_to_plain_text():
 
 
 def test_figure_fonts_readable():
-    from reports.figures import _rc  # noqa: PLC0415
+    from bilevel_theory.reports.figures import _rc  # noqa: PLC0415
 
     sizes = [v for k, v in _rc().items() if "size" in k]
     assert min(sizes) >= 9
@@ -340,7 +340,7 @@ def test_figure_fonts_readable():
 
 def test_end_to_end_store_to_report(demo_store, tmp_path):
     """``bilevel-theory report RESULTS --out DIR`` on a real store."""
-    import verify  # noqa: PLC0415
+    from bilevel_theory import verify  # noqa: PLC0415
 
     result = _cli(["report", str(demo_store), "--out", str(tmp_path / "report")])
     assert result.exit_code == 0, result.output
@@ -375,7 +375,7 @@ def test_partial_store_marks_missing_claims(demo_store, tmp_path):
             continue
         kept.append(line)
     (results / "results.jsonl").write_text("\n".join(kept) + "\n")
-    from reports.commands import render_hook  # noqa: PLC0415  (what `verify --report` calls)
+    from bilevel_theory.reports.commands import render_hook  # noqa: PLC0415  (what `verify --report` calls)
 
     index = render_hook(results, tmp_path / "report")
     report = json.loads((index.parent / "report.json").read_text(encoding="utf-8"))
@@ -419,7 +419,7 @@ def test_missing_results_dir(tmp_path):
 
 
 def _cli(args):
-    from reports.cli import main  # noqa: PLC0415
+    from bilevel_theory.reports.cli import main  # noqa: PLC0415
 
     return CliRunner().invoke(main, args)
 

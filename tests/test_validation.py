@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from problems import (
+from bilevel_theory.problems import (
     Oracle,
     QuadraticBilevel,
     QuadraticCompositional,
     QuadraticMinimax,
     get_backend,
 )
-from problems.validation import check_choice, unknown_names
+from bilevel_theory.problems.validation import check_choice, unknown_names
 
 FACTORIES = {
     "bilevel": QuadraticBilevel.random,

@@ -9,12 +9,13 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from verify.claims.demo import CATALOGUE, DEMO_CLAIMS
-from verify.cli import make_commands
+from bilevel_theory.verify.claims.demo import CATALOGUE, DEMO_CLAIMS
+from bilevel_theory.verify.cli import make_commands
 
 WRONG = next(c for c in DEMO_CLAIMS if c.id == "demo.wrong_exponent")
 # a catalogue whose claim misses its expected verdict (the law is wrong, expected "holds")
-MISMATCH = [dataclasses.replace(WRONG, id="demo.mismatch", expected="holds", reason="")]
+MISMATCH = [dataclasses.replace(WRONG, id="demo.mismatch", expected="holds", reason="",
+                                role="confirmation")]
 REPORTS: list = []
 
 
@@ -172,7 +173,7 @@ def test_compare_without_results(tmp_path):
 
 
 def test_real_entry_point_registers_the_commands():
-    from reports.cli import main  # noqa: PLC0415
+    from bilevel_theory.reports.cli import main  # noqa: PLC0415
 
     assert {"list", "verify", "compare"} <= set(main.commands)
     r = CliRunner().invoke(main, ["verify", "--budget", "huge"])
@@ -181,7 +182,7 @@ def test_real_entry_point_registers_the_commands():
 
 
 def test_select_and_catalogue():
-    from verify import CLAIMS, load, select  # noqa: PLC0415
+    from bilevel_theory.verify import CLAIMS, load, select  # noqa: PLC0415
 
     assert not any(cid.startswith("demo.") for cid in CLAIMS)  # demos stay out
     demo = load(CATALOGUE)
@@ -192,6 +193,6 @@ def test_select_and_catalogue():
     with pytest.raises(ValueError, match="close matches: demo.rounds_exact"):
         select("demo.rounds_exat", demo)
     with pytest.raises(ValueError, match="MODULE:ATTRIBUTE|module:ATTRIBUTE"):
-        load("verify.claims.demo")
+        load("bilevel_theory.verify.claims.demo")
     with pytest.raises(ValueError, match="has no 'NOPE'"):
-        load("verify.claims.demo:NOPE")
+        load("bilevel_theory.verify.claims.demo:NOPE")

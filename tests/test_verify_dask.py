@@ -22,10 +22,10 @@ from collections import Counter
 
 import pytest
 
-from verify import check, run_suite
-from verify.claims.demo import CATALOGUE, DEMO_CLAIMS
-from verify.distributed import check_address
-from verify.runner import MeasureError, make_executor
+from bilevel_theory.verify import check, run_suite
+from bilevel_theory.verify.claims.demo import CATALOGUE, DEMO_CLAIMS
+from bilevel_theory.verify.distributed import check_address
+from bilevel_theory.verify.runner import MeasureError, make_executor
 
 try:
     import distributed
@@ -36,7 +36,7 @@ needs_dask = pytest.mark.skipif(
     distributed is None,
     reason="dask.distributed is not installed (pip install 'bilevel-theory[distributed]')")
 
-ENTRY = "from reports.cli import main; main()"  # the `bilevel-theory` console script
+ENTRY = "from bilevel_theory.reports.cli import main; main()"  # the `bilevel-theory` console script
 PATTERN = "demo.[sv]*"  # slow_variance, stationarity_at_most, variance_{vs_n,contrast,bounded}
 SLOW = "demo.slow_variance"
 SLOW_CLAIM = next(c for c in DEMO_CLAIMS if c.id == SLOW)

@@ -4,16 +4,16 @@
 its mean is ``4/n`` exactly (variance ∝ 1/n, as for the PHE average, FedMBO Prop. 3), so the
 claim ``slope = −1 ± 0.1`` is true and every ``violated`` is a false violation.  The rate is
 measured over independent base seeds at the smoke budget (16 replicates per point);
-``python -m verify.false_violation --seeds 200 --claim ID`` measures it for any claim.
+``python -m bilevel_theory.verify.false_violation --seeds 200 --claim ID`` measures it for any claim.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from verify import Law
-from verify.claims.demo import CATALOGUE, DEMO_CLAIMS
-from verify.false_violation import false_violation_rate, main
+from bilevel_theory.verify import Law
+from bilevel_theory.verify.claims.demo import CATALOGUE, DEMO_CLAIMS
+from bilevel_theory.verify.false_violation import false_violation_rate, main
 
 TRUE = next(c for c in DEMO_CLAIMS if c.id == "demo.variance_vs_n")
 SEEDS = 120

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from verify import Claim, Law, assess, check, fit
-from verify.claims.demo import DEMO_CLAIMS
+from bilevel_theory.verify import Claim, Law, assess, check, fit
+from bilevel_theory.verify.claims.demo import DEMO_CLAIMS
 
 
 def _measure(x, replicates, seed, backend="numpy"):  # never called: data are synthetic
@@ -163,11 +163,28 @@ def test_diverged_or_nan_runs_are_inconclusive_and_never_fitted(corrupt):
     assert np.isnan(a.measured) and not a.fit.ok
 
 
-def test_divergence_outside_the_window_is_ignored():
+def test_divergence_outside_a_derived_window_is_ignored():
     vals = noisy(5.0 / X)
     vals[0][:] = np.nan
-    a = assess(make_claim(law=-1.0, window=(2, 128)), X, metrics(vals))
+    a = assess(make_claim(law=-1.0, window=(2, 128), window_derived=True,
+                          window_reason="the law's asymptotic regime"), X, metrics(vals))
     assert a.verdict == "holds", a.reason
+    assert a.details["full_grid"]["verdict"] == "inconclusive"
+
+
+def test_a_hand_chosen_window_cannot_decide_against_the_full_grid():
+    """Slope −1 on [8, 128] but −0.5 before: the window says holds, the full grid says
+    violated; a window not derived from the law must not pick the verdict."""
+    y = np.where(X >= 8, 5.0 / X, 5.0 / (8 * np.sqrt(X / 8)))
+    claim = make_claim(law=-1.0, window=(8, 128), window_reason="chosen by hand")
+    a = assess(claim, X, metrics(noisy(y)))
+    assert a.verdict == "inconclusive", a.reason
+    assert a.details["window_verdict"] == "holds"
+    assert a.details["full_grid"]["verdict"] == "violated"
+    derived = assess(make_claim(law=-1.0, window=(8, 128), window_derived=True,
+                                window_reason="crossover of the law's two terms at n = 8"),
+                     X, metrics(noisy(y)))
+    assert derived.verdict == "holds", derived.reason
 
 
 # ------------------------------------------------------------------------------ geometric

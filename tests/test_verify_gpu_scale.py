@@ -14,11 +14,11 @@ import sys
 import numpy as np
 import pytest
 
-from verify import CLAIMS
-from verify import runner as runner_module
-from verify.claim import Claim, GpuScale, Law
-from verify.claims import fedmbo
-from verify.runner import _tasks, check, config_hash, summarize
+from bilevel_theory.verify import CLAIMS
+from bilevel_theory.verify import runner as runner_module
+from bilevel_theory.verify.claim import Claim, GpuScale, Law
+from bilevel_theory.verify.claims import fedmbo
+from bilevel_theory.verify.runner import _tasks, check, config_hash, summarize
 
 GPU_CLAIMS = ("fedmbo.phe_variance_vs_clients", "fedmbo.ihgp_variance_contrast",
               "fedmbo.inner_loop_drift")
@@ -61,7 +61,8 @@ def test_gpu_config_hash_is_the_same_in_another_process():
     """A ``functools.partial`` measure must not put an address into the hash (resume)."""
     cid = GPU_CLAIMS[0]
     here = config_hash(CLAIMS[cid].for_backend("cupy"), "full")
-    code = ("from verify import CLAIMS; from verify.runner import config_hash; "
+    code = ("from bilevel_theory.verify import CLAIMS; "
+                "from bilevel_theory.verify.runner import config_hash; "
             f"print(config_hash(CLAIMS[{cid!r}].for_backend('cupy'), 'full'))")
     there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True).stdout.strip()

@@ -8,13 +8,13 @@ import subprocess
 import sys
 import time
 
-from verify import run_suite, summarize
-from verify.claims.demo import CATALOGUE, DEMO_CLAIMS
+from bilevel_theory.verify import run_suite, summarize
+from bilevel_theory.verify.claims.demo import CATALOGUE, DEMO_CLAIMS
 
 SLOW = next(c for c in DEMO_CLAIMS if c.id == "demo.slow_variance")
 POINTS = len(SLOW.grid["smoke"])
 REPS = SLOW.replicates["smoke"]
-ENTRY = "from reports.cli import main; main()"  # the `bilevel-theory` console script
+ENTRY = "from bilevel_theory.reports.cli import main; main()"  # the `bilevel-theory` console script
 
 
 def cli(out, *extra):

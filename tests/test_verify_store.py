@@ -9,10 +9,10 @@ import os
 import numpy as np
 import pytest
 
-import verify.store as store_mod
-from verify import CorruptStore, ResultsStore, check, summarize
-from verify.claims.demo import DEMO_CLAIMS, average_noise
-from verify.runner import _tasks, config_hash, point_seed, run_task
+import bilevel_theory.verify.store as store_mod
+from bilevel_theory.verify import CorruptStore, ResultsStore, check, summarize
+from bilevel_theory.verify.claims.demo import DEMO_CLAIMS, average_noise
+from bilevel_theory.verify.runner import _tasks, config_hash, point_seed, run_task
 
 VARIANCE = next(c for c in DEMO_CLAIMS if c.id == "demo.variance_vs_n")
 
@@ -201,7 +201,7 @@ def test_unwritable_directory_is_reported(tmp_path):
 
 
 def test_failing_measure_names_the_point_and_keeps_earlier_points(tmp_path):
-    from verify.runner import MeasureError  # noqa: PLC0415
+    from bilevel_theory.verify.runner import MeasureError  # noqa: PLC0415
 
     def measure(x, replicates, seed, backend):
         if x >= 8:

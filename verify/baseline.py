@@ -1,7 +1,7 @@
 """Regenerate ``verify/baseline.json``: the expected verdict of every catalogue claim.
 
-    python -m verify.baseline            # rewrite verify/baseline.json from verify.CLAIMS
-    python -m verify.baseline --check    # exit 1 if the file is out of sync with the catalogue
+    python -m bilevel_theory.verify.baseline            # rewrite verify/baseline.json from verify.CLAIMS
+    python -m bilevel_theory.verify.baseline --check    # exit 1 if the file is out of sync with the catalogue
 
 The baseline is what ``bilevel-theory compare results/ verify/baseline.json`` gates on in CI;
 it is derived from each claim's ``expected`` field, never edited by hand.
@@ -33,7 +33,7 @@ def render(claims: Mapping[str, Claim] | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m verify.baseline", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m bilevel_theory.verify.baseline", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="only check the file is in sync")
     parser.add_argument("--path", type=Path, default=PATH, help="baseline file (default: %(default)s)")
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         current = args.path.read_text() if args.path.exists() else ""
         if current != text:
             print(f"{args.path} is out of sync with the catalogue; run python -m "
-                  "verify.baseline", file=sys.stderr)
+                  "bilevel_theory.verify.baseline", file=sys.stderr)
             return 1
         print(f"{args.path} is in sync ({len(json.loads(text))} claims)")
         return 0

@@ -30,6 +30,13 @@ from typing import Any
 import numpy as np
 
 KINDS = ("matches", "at_most", "geometric", "bounded_by", "exact", "contrast")
+#: What a claim is for: ``confirmation`` (the paper's statement, in a test that can fail),
+#: ``finding`` (the paper's statement is expected ``violated``, with the evidence) or
+#: ``control`` (an identity or implementation check; it says nothing about the paper).
+ROLES = ("confirmation", "finding", "control")
+#: The verdict a claim of each role must reach under one of its mutants.
+MUTANT_VERDICT = {"confirmation": "violated", "finding": "holds"}
+MUTANT_SEP = "@"
 VERDICTS = ("holds", "violated", "inconclusive")
 BUDGETS = ("smoke", "standard", "full")
 SCALES = ("loglog", "semilog", "linear")
@@ -75,6 +82,33 @@ class GpuScale:
 
 
 @dataclass(frozen=True)
+class Mutant:
+    """A minimal change under which a claim's verdict must flip: the claim's power.
+
+    For a ``confirmation`` the change makes the paper's statement false (e.g. the clients'
+    noises not averaged, a fixed-truncation Neumann series, an extra aggregation per round), and
+    the claim must then say ``violated``; for a ``finding`` the change repairs the paper's error
+    (e.g. the corrected constant), and the claim must then say ``holds``.
+
+    Attributes:
+        name: identifier (letters, digits, ``_``); the mutated claim's id is ``CLAIM@name``.
+        change: one sentence: what is changed, and why the statement is then false (or true).
+        measure_kwargs: keywords passed to the claim's ``measure`` to apply the change.
+    """
+
+    name: str
+    change: str
+    measure_kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.replace("_", "").isalnum():
+            raise ValueError(f"`Mutant.name` must be letters, digits and '_', got {self.name!r}")
+        if not self.change:
+            raise ValueError(f"mutant {self.name}: `change` must say what is changed")
+        object.__setattr__(self, "measure_kwargs", dict(self.measure_kwargs))
+
+
+@dataclass(frozen=True)
 class Law:
     """What the theorem predicts for one claim, derived from a ``rates.py`` expression.
 
@@ -114,7 +148,16 @@ class Claim:
         scale: ``loglog`` (power laws), ``semilog`` (geometric laws) or ``linear``.
         window: fit only sweep values in ``[lo, hi]`` (the asymptotic window), or ``None``.
         schedule: the hyperparameter schedule used, as the theorem prescribes it.
-        touches: the ``[NOTE]``/``[INFERRED]`` items of PAPERS.md this claim depends on.
+        touches: the ids of the readings in ``docs/papers.md`` this claim depends on.
+        role: one of :data:`ROLES` (default: ``confirmation`` when ``expected`` is ``holds``,
+            ``finding`` when it is ``violated``, else ``control``).
+        mutants: :class:`Mutant` s that the claim must catch (:meth:`under`); every
+            confirmation and finding of the papers' catalogue declares at least one.
+        window_reason: why ``window`` is what it is, decided before the data: either derived
+            from the law (set ``window_derived``) or a written reason.  A window that is not
+            derived is checked against the full grid: if the two fits disagree the verdict is
+            ``inconclusive``.
+        window_derived: ``window`` comes from the law (``rates.crossovers`` and the like).
         max_width: widest confidence interval that still allows a verdict of ``holds``.
         gpu_scale: the ``full`` budget's larger plan on a GPU (:class:`GpuScale`), or ``None``;
             :meth:`for_backend` applies it.
@@ -143,6 +186,11 @@ class Claim:
     extra: Mapping[str, Any] = field(default_factory=dict)
     gpu_scale: GpuScale | None = None
     on_gpu: bool = False
+    role: str = ""
+    mutants: tuple[Mutant, ...] = ()
+    window_reason: str = ""
+    window_derived: bool = False
+    mutant_of: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -152,6 +200,24 @@ class Claim:
         if self.expected != "holds" and not self.reason:
             raise ValueError(f"claim {self.id}: an expected verdict other than 'holds' needs "
                              "a `reason` with the evidence")
+        if not self.role:
+            object.__setattr__(self, "role", {"holds": "confirmation", "violated": "finding"}
+                               .get(self.expected, "control"))
+        if self.role not in ROLES:
+            raise ValueError(f"claim {self.id}: `role` must be one of {ROLES}, got {self.role!r}")
+        if self.mutant_of is None:
+            if self.role == "confirmation" and self.expected != "holds":
+                raise ValueError(f"claim {self.id}: a confirmation expects 'holds' (a claim "
+                                 "expected otherwise is a finding or a control)")
+            if self.role == "finding" and self.expected != "violated":
+                raise ValueError(f"claim {self.id}: a finding expects 'violated'")
+        object.__setattr__(self, "mutants", tuple(self.mutants))
+        names = [m.name for m in self.mutants]
+        if len(set(names)) != len(names):
+            raise ValueError(f"claim {self.id}: duplicate mutant names {names}")
+        if self.mutants and self.role == "control":
+            raise ValueError(f"claim {self.id}: a control has no mutants (it does not test the "
+                             "paper)")
         if self.scale not in SCALES:
             raise ValueError(f"claim {self.id}: `scale` must be one of {SCALES}")
         for budget in BUDGETS:
@@ -168,6 +234,29 @@ class Claim:
             on_gpu = replace(self, grid={**self.grid, "full": g.grid},
                              replicates={**self.replicates, "full": g.replicates}, on_gpu=True)
         object.__setattr__(self, "_on_gpu", on_gpu)
+        object.__setattr__(self, "_mutated", {})
+
+    def under(self, name: str) -> Claim:
+        """This claim with mutant ``name`` applied: id ``ID@name``, the mutant's keywords
+        passed to ``measure``, and the expected verdict flipped (:data:`MUTANT_VERDICT`).
+        The same object is returned every time (workers resolve it by id)."""
+        cache = self._mutated  # type: ignore[attr-defined]
+        if name not in cache:
+            by_name = {m.name: m for m in self.mutants}
+            if name not in by_name:
+                raise KeyError(f"claim {self.id} has no mutant {name!r} (has {sorted(by_name)})")
+            m = by_name[name]
+            measure = (functools.partial(self.measure, **m.measure_kwargs) if m.measure_kwargs
+                       else self.measure)
+            cache[name] = replace(
+                self, id=f"{self.id}{MUTANT_SEP}{name}", measure=measure,
+                expected=MUTANT_VERDICT[self.role], reason=f"mutant: {m.change}", mutants=(),
+                gpu_scale=None, on_gpu=False, mutant_of=self.id)
+        return cache[name]
+
+    def mutated(self) -> list[Claim]:
+        """Every mutant of this claim (:meth:`under`), in declaration order."""
+        return [self.under(m.name) for m in self.mutants]
 
     def for_backend(self, backend: str) -> Claim:
         """This claim as run on ``backend``: on ``"cupy"`` its ``full`` budget is the

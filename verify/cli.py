@@ -142,9 +142,10 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
         if not claims:
             click.echo("the claims catalogue is empty", err=True)
             return
-        rows = [[c.id, c.kind, c.expected, _short(c.source, 48), _short(c.statement, 70)]
-                for c in claims]
-        click.echo(_table(rows, ["id", "kind", "expected", "source", "statement"]))
+        rows = [[c.id, c.role, c.kind, c.expected, str(len(c.mutants)), _short(c.source, 48),
+                 _short(c.statement, 60)] for c in claims]
+        click.echo(_table(rows, ["id", "role", "kind", "expected", "mutants", "source",
+                                 "statement"]))
 
     @click.command("verify", cls=_Command)
     @click.argument("pattern", required=False)
@@ -165,9 +166,12 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
     @click.option("--report", "report", default=None, type=click.Path(file_okay=False),
                   help="also render a report into this directory")
     @click.option("--quiet", is_flag=True, help="no progress bar")
+    @click.option("--mutants", is_flag=True,
+                  help="also run every claim under each of its mutants; each must flip the "
+                       "verdict (a confirmation to violated, a finding to holds)")
     @_catalogue_option
     def verify(pattern, budget, out, backend, workers, scheduler, seed, report, quiet,
-               catalogue) -> None:
+               mutants, catalogue) -> None:
         """Run the claims matching PATTERN and judge them; exit 1 if a verdict differs from
         its expected one."""
         from .runner import SUMMARY, run_suite  # noqa: PLC0415
@@ -178,7 +182,7 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
             raise ValueError("`--report`: no report renderer is installed")
         results = run_suite(pattern, budget=budget, out=out, backend=backend, workers=workers,
                             seed=seed, progress=not quiet, catalogue=catalogue,
-                            scheduler=scheduler)
+                            scheduler=scheduler, mutants=mutants)
         entries = [r.to_dict() for r in results]
         if not entries:
             click.echo("no claims to verify: the catalogue is empty", err=True)

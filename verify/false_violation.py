@@ -1,6 +1,6 @@
 """Measure the verdict procedure's false-violation rate on a claim that truly holds.
 
-    python -m verify.false_violation --seeds 200 --claim demo.variance_vs_n \\
+    python -m bilevel_theory.verify.false_violation --seeds 200 --claim demo.variance_vs_n \\
         --catalogue verify.claims.demo:DEMO_CLAIMS [--budget smoke] [--first-seed 0]
 
 The claim is checked with ``seeds`` independent base seeds (every sweep point gets fresh
@@ -61,7 +61,7 @@ def false_violation_rate(claim: Claim | str, seeds: int = 200, budget: str = "sm
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m verify.false_violation",
+    parser = argparse.ArgumentParser(prog="python -m bilevel_theory.verify.false_violation",
                                      description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--claim", required=True, help="claim id")

@@ -66,7 +66,7 @@ def _check_seed(seed: Any) -> int:
 
 
 def _check_backend(backend: str) -> str:
-    from problems import BackendUnavailable, get_backend  # noqa: PLC0415
+    from bilevel_theory.problems import BackendUnavailable, get_backend  # noqa: PLC0415
 
     try:
         get_backend(backend)
@@ -96,15 +96,47 @@ def _measure_name(m: Any) -> str:
     return f"{getattr(m, '__module__', '?')}.{getattr(m, '__qualname__', repr(m))}"
 
 
+@functools.cache
+def _source_digest(*files: str) -> str:
+    """SHA-256 of the library's computing code (``bilevel_theory``, its ``problems`` and the
+    claims catalogue) and of ``files``: stored points are reused only by the same code."""
+    import bilevel_theory  # noqa: PLC0415
+    from bilevel_theory import problems  # noqa: PLC0415
+
+    from . import claims as claims_pkg  # noqa: PLC0415
+
+    paths = set()
+    for pkg in (bilevel_theory, problems, claims_pkg):
+        paths |= {p for p in Path(pkg.__file__).parent.glob("*.py")}
+    paths |= {Path(f) for f in files if f}
+    h = hashlib.sha256()
+    for path in sorted(paths, key=lambda q: (q.name, str(q))):
+        try:
+            h.update(path.name.encode() + b"\0" + path.read_bytes())
+        except OSError:
+            continue
+    return h.hexdigest()[:16]
+
+
+def _measure_file(m: Any) -> str:
+    while isinstance(m, functools.partial):
+        m = m.func
+    module = sys.modules.get(getattr(m, "__module__", "") or "")
+    return getattr(module, "__file__", "") or ""
+
+
 def config_hash(claim: Claim, budget: str) -> str:
     """Hash of what determines a claim's stored rows at ``budget``: id, grid, replicates,
-    tolerance, law value, and the measure's module and qualified name (16 hex digits)."""
+    tolerance, law value, the measure's module and qualified name, and a digest of the code
+    that computes it (16 hex digits)."""
+    measure = claim.measure_for(budget)
     spec = {
+        "code": _source_digest(_measure_file(measure)),
         "id": claim.id, "budget": budget,
         "grid": [float(v) for v in claim.grid[budget]],
         "replicates": int(claim.replicates[budget]),
         "tolerance": float(claim.tolerance), "law": repr(float(claim.law.value)),
-        "measure": _measure_name(claim.measure_for(budget)),
+        "measure": _measure_name(measure),
     }
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -296,6 +328,9 @@ class Result:
     contrast_fit: Fit | None = None
     details: dict[str, Any] = field(default_factory=dict)
     claim: Claim | None = field(default=None, repr=False, compare=False)
+    #: for a claim run with ``mutants=True``: one entry per mutant (name, change, verdict,
+    #: caught); see :func:`attach_power`
+    power: list[dict[str, Any]] | None = None
 
     @property
     def as_expected(self) -> bool:
@@ -315,6 +350,9 @@ class Result:
         }
         if c is not None:
             d.update({
+                "role": c.role, "mutant_of": c.mutant_of,
+                "mutants": [{"name": m.name, "change": m.change} for m in c.mutants],
+                "window_reason": c.window_reason, "window_derived": c.window_derived,
                 "paper": c.paper, "source": c.source, "statement": c.statement,
                 "kind": c.kind, "variable": c.variable, "quantity": c.quantity,
                 "scale": c.scale, "window": list(c.window) if c.window else None,
@@ -325,12 +363,36 @@ class Result:
                 "replicates": int(c.replicates[self.budget]),
                 "grid": [float(v) for v in c.grid[self.budget]],
             })
+        if self.power is not None:
+            d["power"] = self.power
         d["fit"] = self.fit.to_dict() if self.fit is not None else None
         if self.contrast_fit is not None:
             d["contrast_fit"] = self.contrast_fit.to_dict()
         if self.details:
             d["details"] = self.details
         return _jsonable(d)
+
+
+def attach_power(results: Sequence[Result]) -> list[Result]:
+    """Give every claim whose mutants are among ``results`` its ``power`` (one entry per
+    mutant: did the verdict flip to what the mutant requires?); returns the claims' results
+    (the mutants' own results are folded into their claim's entry)."""
+    by_base: dict[str, list[Result]] = {}
+    for r in results:
+        if r.claim is not None and r.claim.mutant_of:
+            by_base.setdefault(r.claim.mutant_of, []).append(r)
+    out = []
+    for r in results:
+        if r.claim is not None and r.claim.mutant_of:
+            continue
+        if r.id in by_base:
+            changes = {m.name: m.change for m in r.claim.mutants} if r.claim else {}
+            r.power = [{"mutant": m.id.split("@", 1)[1], "change": changes.get(
+                m.id.split("@", 1)[1], ""), "verdict": m.verdict, "required": m.expected,
+                "caught": m.as_expected, "measured": m.measured, "interval": list(m.interval),
+                "reason": m.reason} for m in by_base[r.id]]
+        out.append(r)
+    return out
 
 
 def _jsonable(obj: Any) -> Any:
@@ -416,11 +478,12 @@ def _claim_of(claim: Claim | str, catalogue: str | None) -> Claim:
     if not isinstance(claim, str):
         raise TypeError(f"`claim` must be a Claim or a claim id, got {type(claim).__name__}")
     claims = load(catalogue)
-    if claim not in claims:
+    try:
+        return claims[claim]
+    except KeyError:
         select(claim, claims)  # raises with close matches when nothing matches
         raise ValueError(f"no claim with id {claim!r} (did you mean one of "
-                         f"{[c.id for c in select(claim, claims)][:5]}?)")
-    return claims[claim]
+                         f"{[c.id for c in select(claim, claims)][:5]}?)") from None
 
 
 def check(claim: Claim | str, budget: str = "smoke", seed: int = 0, backend: str = "numpy",
@@ -461,18 +524,24 @@ def check(claim: Claim | str, budget: str = "smoke", seed: int = 0, backend: str
 def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.PathLike = "results",
               backend: str = "numpy", workers: int = 1, seed: int = 0, progress: bool = True,
               *, catalogue: str | None = None, scheduler: Any = None,
-              n_boot: int = N_BOOT, costs: bool | None = None) -> list[Result]:
+              n_boot: int = N_BOOT, costs: bool | None = None,
+              mutants: bool = False) -> list[Result]:
     """Run every claim matching ``pattern`` into ``out`` (resuming), judge, and write
     ``out/summary.json`` and ``out/run.json``.  Returns the results in catalogue order.
     Points run on ``workers`` local processes, or on the Dask cluster at ``scheduler``
     (``tcp://HOST:PORT`` or a ``distributed.Client``; see :func:`make_executor`).
     ``costs`` adds the per-algorithm cost comparison (:mod:`verify.costs`); by default it runs
-    with the whole papers' catalogue (no pattern)."""
+    with the whole papers' catalogue (no pattern).  ``mutants`` also runs every selected
+    claim under each of its mutants (:meth:`Claim.under`); their results are returned after
+    the claims' (each mutant's ``as_expected`` says whether the claim caught it) and folded
+    into the claims' ``power`` in ``summary.json``."""
     started = time.perf_counter()
     _check_budget(budget)
     seed = _check_seed(seed)
     _check_backend(backend)
     claims = [c.for_backend(backend) for c in select(pattern, load(catalogue))]
+    if mutants:
+        claims += [m for c in claims for m in c.mutated()]
     executor = make_executor(workers, scheduler)
     store = ResultsStore(out)
     store.ensure_writable()
@@ -480,6 +549,7 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "package_version": versions()["bilevel-theory"], "backend": backend, "budget": budget,
         "seed": seed, "pattern": pattern, "catalogue": catalogue, "workers": int(workers),
+        "mutants": bool(mutants),
         "scheduler": getattr(executor, "address", None),
         "claims": [c.id for c in claims], "status": "running",
         "machine": {"platform": platform.platform(), "processor": platform.machine(),
@@ -501,7 +571,7 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
     results = [evaluate(c, budget, store.points(c.id, budget, config_hash(c, budget), seed,
                                                 backend), seed, n_boot)
                for c in claims]
-    _write_json(Path(out) / SUMMARY, [r.to_dict() for r in results])
+    _write_json(Path(out) / SUMMARY, [r.to_dict() for r in attach_power(results)])
     _write_json(Path(out) / RUN, {**meta, "status": "complete", "points_run": len(tasks),
                                   "costs": bool(costs),
                                   "runtime_seconds": time.perf_counter() - started})
@@ -576,6 +646,7 @@ def summarize(results_dir: str | os.PathLike, claims: Iterable[Claim | str] | No
         stored = {r["claim"] for r in store.rows()}
         named = set(run_info.get("claims") or ())
         chosen = [c for cid, c in load(catalogue).items() if cid in stored or cid in named]
+        chosen += [m for c in chosen for m in c.mutated() if m.id in stored or m.id in named]
     else:
         chosen = [_claim_of(c, catalogue) for c in claims]
     out = []
@@ -584,5 +655,5 @@ def summarize(results_dir: str | os.PathLike, claims: Iterable[Claim | str] | No
         points = ({} if base_seed is None and backend is None
                   else store.points(claim.id, b, cfg, base_seed, backend))
         out.append(evaluate(ran, b, points, base_seed if base_seed is not None else 0,
-                            n_boot).to_dict())
-    return out
+                            n_boot))
+    return [r.to_dict() for r in attach_power(out)]

@@ -157,7 +157,27 @@ def assess(claim: Claim, x, metrics: Sequence[Mapping[str, Any]], seed: int = 0,
     """Judge ``claim`` on measured ``metrics`` (one dict of per-replicate arrays per point ``x``).
 
     ``seed`` seeds the bootstrap.  See the module docstring for the semantics of each kind.
+    With a fit ``window``, the full grid is judged too (``details["full_grid"]``); when the
+    window is not derived from the law (``claim.window_derived``) and the two verdicts differ,
+    the verdict is ``inconclusive``: a window chosen by hand must not decide a verdict.
     """
+    a = _assess(claim, x, metrics, seed, n_boot)
+    if claim.window is None:
+        return a
+    full = _assess(replace(claim, window=None), x, metrics, seed, n_boot)
+    a.details["full_grid"] = {"verdict": full.verdict, "measured": full.measured,
+                              "interval": list(full.interval)}
+    if full.verdict != a.verdict and not claim.window_derived:
+        a.details["window_verdict"] = a.verdict
+        a = replace(a, verdict="inconclusive", reason=(
+            f"the window [{fmt_x(claim.window)}] says {a.verdict} but the full grid says "
+            f"{full.verdict} ({full.reason}); the window is not derived from the law, so "
+            f"neither decides. Window: {a.reason}"))
+    return a
+
+
+def _assess(claim: Claim, x, metrics: Sequence[Mapping[str, Any]], seed: int,
+            n_boot: int) -> Assessment:
     x = np.asarray(x, dtype=float).ravel()
     if len(metrics) != x.size:
         raise ValueError(f"`metrics` has {len(metrics)} points but `x` has {x.size}")

@@ -8,7 +8,7 @@ examples; they are deliberately kept out of the papers' catalogue.
 
 A *catalogue spec* names another collection of claims: ``"module:ATTRIBUTE"`` where the
 attribute is a list of claims or a mapping ``id -> Claim``, e.g.
-``"verify.claims.demo:DEMO_CLAIMS"`` (the CLI's hidden ``--catalogue`` option and the
+``"bilevel_theory.verify.claims.demo:DEMO_CLAIMS"`` (the CLI's hidden ``--catalogue`` option and the
 ``BILEVEL_THEORY_CATALOGUE`` environment variable take such a spec).
 """
 
@@ -20,15 +20,35 @@ import importlib
 import pkgutil
 from collections.abc import Iterable, Iterator, Mapping
 
-from ..claim import Claim
+from ..claim import MUTANT_SEP, Claim
 
 EXCLUDED = ("demo",)
 
 
-def _as_mapping(claims: Iterable[Claim] | Mapping[str, Claim], origin: str) -> dict[str, Claim]:
+def resolve(claims: Mapping[str, Claim], key: str) -> Claim:
+    """``claims[key]``, where ``ID@MUTANT`` names claim ``ID`` under its mutant (a KeyError
+    when either is unknown)."""
+    base, sep, mutant = key.partition(MUTANT_SEP)
+    if base not in claims or (sep and mutant not in {m.name for m in claims[base].mutants}):
+        raise KeyError(key)
+    return claims[base].under(mutant) if sep else dict.__getitem__(claims, base) if isinstance(
+        claims, dict) else claims[base]
+
+
+class Claims(dict):
+    """``id -> Claim``; ``claims["ID@MUTANT"]`` gives claim ``ID`` under that mutant."""
+
+    def __missing__(self, key: str) -> Claim:
+        base, sep, mutant = str(key).partition(MUTANT_SEP)
+        if sep and base in self:
+            return resolve(self, key)
+        raise KeyError(key)
+
+
+def _as_mapping(claims: Iterable[Claim] | Mapping[str, Claim], origin: str) -> Claims:
     if isinstance(claims, Mapping):
         claims = list(claims.values())
-    out: dict[str, Claim] = {}
+    out = Claims()
     for c in claims:
         if not isinstance(c, Claim):
             raise TypeError(f"{origin}: expected Claim objects, got {type(c).__name__}")
@@ -72,10 +92,7 @@ class Catalogue(Mapping):
         self._claims = None
 
     def __getitem__(self, key: str) -> Claim:
-        claims = self._load()
-        if key not in claims:
-            raise KeyError(key)
-        return claims[key]
+        return resolve(self._load(), key)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._load())

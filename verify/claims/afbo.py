@@ -46,8 +46,8 @@ import numpy as np
 from bilevel_theory import make_context, run
 from bilevel_theory import rates as R_
 from bilevel_theory.afbo import BoundedDelay, Stragglers, aphe, theorem_schedule
-from problems import QuadraticBilevel
-from problems.families import Dense, EigenScaled, RankOne, Shared
+from bilevel_theory.problems import QuadraticBilevel
+from bilevel_theory.problems.families import Dense, EigenScaled, RankOne, Shared
 
 from ..claim import Claim, Law, per_budget
 

@@ -150,4 +150,4 @@ DEMO_CLAIMS = [
                          [2**k for k in range(12)])),
 ]
 
-CATALOGUE = "verify.claims.demo:DEMO_CLAIMS"
+CATALOGUE = "bilevel_theory.verify.claims.demo:DEMO_CLAIMS"

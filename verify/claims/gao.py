@@ -62,8 +62,8 @@ from bilevel_theory.gao import (
     theorem2_schedule,
     truncation_bias_bound,
 )
-from problems import QuadraticBilevel
-from problems.families import Dense, Shared
+from bilevel_theory.problems import QuadraticBilevel
+from bilevel_theory.problems.families import Dense, Shared
 
 from ..claim import Claim, Law, per_budget
 

@@ -58,7 +58,7 @@ import sympy as sp
 from bilevel_theory import rates as R_
 from bilevel_theory import run
 from bilevel_theory.memfbo import penalty_gradient, penalty_stationary_point
-from problems import QuadraticBilevel
+from bilevel_theory.problems import QuadraticBilevel
 
 from ..claim import Claim, Law, per_budget
 

@@ -3,7 +3,7 @@
 One test per claim of ``verify.CLAIMS`` (the claim id is the test id); a test fails when the
 verdict differs from the claim's expected verdict, showing measured against predicted and the
 reason.  An empty catalogue is one cleanly skipped test.  ``test_baseline_in_sync`` checks that
-``verify/baseline.json`` matches the catalogue (regenerate with ``python -m verify.baseline``).
+``verify/baseline.json`` matches the catalogue (regenerate with ``python -m bilevel_theory.verify.baseline``).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from verify import CLAIMS, check
-from verify.baseline import PATH, expected_verdicts
+from bilevel_theory.verify import CLAIMS, check
+from bilevel_theory.verify.baseline import PATH, expected_verdicts
 
 IDS = sorted(CLAIMS)
 PARAMS = IDS or [pytest.param(None, marks=pytest.mark.skip(reason="the claims catalogue is empty"))]
@@ -33,4 +33,4 @@ def test_claim(claim_id):
 def test_baseline_in_sync():
     on_disk = json.loads(PATH.read_text())
     assert on_disk == expected_verdicts(), (
-        f"{PATH} is out of sync with verify.CLAIMS; regenerate with `python -m verify.baseline`")
+        f"{PATH} is out of sync with verify.CLAIMS; regenerate with `python -m bilevel_theory.verify.baseline`")

@@ -1,0 +1,110 @@
+"""Building blocks for claims modules: what every paper's claims need, written once.
+
+A paper's claims module (``verify/claims/<paper>.py``, or a third-party package's) does::
+
+    from bilevel_theory.verify.kit import PaperClaims, law, per_replicate, ledger_totals
+
+    P = PaperClaims("fednest")                       # id prefix, paper name, citation
+    CLAIMS = [
+        P.claim("bilevel_rate", source=P.cite("Cor. 3.1"), law=law("fednest.cor31", "exponent",
+                "K"), mutants=(Mutant(...),), ...),
+    ]
+
+:data:`PAPERS` holds the five papers' citations ("Authors, venue year", arXiv id); a new paper
+adds an entry with :func:`register_paper` (or passes ``citation=`` to :class:`PaperClaims`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .claim import Claim, Law, per_budget
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A source paper: ``key`` (the claim-id prefix), a short ``name`` for tables, the
+    ``citation`` ("Authors, venue year") and its ``arxiv`` id (``""`` when none)."""
+
+    key: str
+    name: str
+    citation: str
+    arxiv: str = ""
+
+    def cite(self, result: str, tag: str = "[TEXT]") -> str:
+        """``"Tarzanagh et al., ICML 2022 (arXiv:2205.02215), Thm 3.1 [TEXT]"``: a claim's
+        ``source``.  ``tag`` is ``[TEXT]`` (stated in the paper) or ``[INFERRED]``
+        (reconstructed: see ``docs/papers.md``)."""
+        where = f"{self.citation} (arXiv:{self.arxiv})" if self.arxiv else self.citation
+        return f"{where}, {result} {tag}".strip()
+
+
+PAPERS: dict[str, Paper] = {}
+
+
+def register_paper(key: str, name: str, citation: str, arxiv: str = "") -> Paper:
+    """Add (or replace) a paper in :data:`PAPERS`; returns it."""
+    PAPERS[key] = Paper(key, name, citation, arxiv)
+    return PAPERS[key]
+
+
+register_paper("gao", "Gao 2022", "Gao, arXiv preprint 2022", "2204.13299")
+register_paper("fedmbo", "FedMBO 2023", "Huang, Zhang & Ji, ICML 2023", "2302.05412")
+register_paper("memfbo", "MemFBO 2025", "Yang, Xiao, Ma & Ji, AAAI 2025")
+register_paper("fednest", "FedNest 2022", "Tarzanagh, Li, Thrampoulidis & Oymak, ICML 2022",
+               "2205.02215")
+register_paper("afbo", "AFBO", "Li, Zhu, Gong, Mao & Zhou, Anarchic Federated Bilevel "
+               "Optimization (preprint)")
+
+
+class PaperClaims:
+    """A claim factory for one paper: ``claim(name, **fields)`` builds ``Claim(id=
+    f"{key}.{name}", paper=<name>, **fields)``; ``cite(result, tag)`` gives a ``source``."""
+
+    def __init__(self, key: str, paper: Paper | None = None):
+        if paper is None:
+            if key not in PAPERS:
+                raise ValueError(f"unknown paper {key!r}: register it with "
+                                 f"`register_paper` (known: {sorted(PAPERS)})")
+            paper = PAPERS[key]
+        self.key, self.paper = key, paper
+
+    def cite(self, result: str, tag: str = "[TEXT]") -> str:
+        return self.paper.cite(result, tag)
+
+    def claim(self, name: str, **fields: Any) -> Claim:
+        return Claim(id=f"{self.key}.{name}", paper=self.paper.name, **fields)
+
+
+def law(prediction_or_bound: Any, kind: str | None = None, var: str | None = None,
+        **kw: Any) -> Law:
+    """A :class:`~verify.claim.Law` from a ``rates.Prediction``, or from a registered bound
+    name (or ``rates.Bound``) derived with ``rates.law_for(bound, kind, var, **kw)``."""
+    from bilevel_theory import rates  # noqa: PLC0415
+
+    p = prediction_or_bound
+    if kind is not None:
+        p = rates.law_for(p, kind, var, **kw)
+    return Law(*p.as_tuple())
+
+
+def per_replicate(value: float, replicates: int) -> np.ndarray:
+    """``value`` repeated once per replicate (a metric that is the same for every run)."""
+    return np.full(int(replicates), float(value))
+
+
+LEDGER_TOTALS = ("rounds", "grad_calls", "hvp_calls", "jvp_calls")
+
+
+def ledger_totals(trace: Any, fields: Iterable[str] = LEDGER_TOTALS) -> dict[str, np.ndarray]:
+    """A run's ledger totals as per-replicate metrics (the ledger is a per-run mean)."""
+    totals = trace.ledger.totals()
+    return {k: per_replicate(totals[k], trace.replicates) for k in fields}
+
+
+__all__ = ["LEDGER_TOTALS", "PAPERS", "Paper", "PaperClaims", "law", "ledger_totals",
+           "per_budget", "per_replicate", "register_paper"]
