@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-
 from bilevel_theory.problems import get_backend
 
 

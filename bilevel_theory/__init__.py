@@ -18,12 +18,12 @@ _here = _Path(__file__).resolve().parent
 if not (_here / "problems").is_dir() and (_here.parent / "problems" / "__init__.py").is_file():
     __path__.append(str(_here.parent))  # noqa: F821 (module __path__)
 
-from bilevel_theory.problems import FederatedQuadratic
-from bilevel_theory.problems.validation import check_choice
+from bilevel_theory.problems import FederatedQuadratic  # noqa: E402
+from bilevel_theory.problems.validation import check_choice  # noqa: E402
 
-from . import afbo, fedmbo, fednest, gao, memfbo
-from .algorithm import Algorithm, Context, make_context, run_algorithm
-from .trace import Ledger, Trace
+from . import afbo, fedmbo, fednest, gao, memfbo  # noqa: E402
+from .algorithm import Algorithm, Context, make_context, run_algorithm  # noqa: E402
+from .trace import Ledger, Trace  # noqa: E402
 
 ALGORITHMS: dict[str, type[Algorithm]] = {
     cls.name: cls for module in (fednest, fedmbo, gao, memfbo, afbo) for cls in module.REGISTERED

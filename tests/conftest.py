@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from bilevel_theory.problems import cupy_available, get_backend
 
 

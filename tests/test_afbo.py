@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pytest
+from bilevel_theory.problems import QuadraticBilevel
 
 from bilevel_theory import ALGORITHMS, make_context, run
 from bilevel_theory.afbo import (
@@ -25,7 +26,6 @@ from bilevel_theory.afbo import (
     make_delay,
     theorem_schedule,
 )
-from bilevel_theory.problems import QuadraticBilevel
 
 
 def _prob(noise=0.0, heterogeneity=1.0, clients=8, seed=2):

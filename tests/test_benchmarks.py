@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+from bilevel_theory.problems import QuadraticBilevel, cupy_available
 
 from benchmarks import hvp_variants
 from benchmarks.reference import (
@@ -18,7 +19,6 @@ from benchmarks.reference import (
     record_fedmbo_round,
     touched_clients,
 )
-from bilevel_theory.problems import QuadraticBilevel, cupy_available
 
 HP = dict(inner_steps=3, neumann_steps=6, sampled_clients=7, samples=1, outer_step=0.05,
           inner_step=0.1)

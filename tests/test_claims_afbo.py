@@ -10,7 +10,6 @@ import math
 
 import numpy as np
 import pytest
-
 from bilevel_theory.verify.claim import BUDGETS
 from bilevel_theory.verify.claims import afbo as A
 from bilevel_theory.verify.fit import in_window

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from bilevel_theory.verify import CLAIMS, check
 from bilevel_theory.verify.baseline import PATH, expected_verdicts
 

@@ -8,11 +8,11 @@ import math
 
 import numpy as np
 import pytest
+from bilevel_theory.verify.claim import BUDGETS
+from bilevel_theory.verify.claims import fedmbo as F
 
 from bilevel_theory import make_context
 from bilevel_theory.estimators import neumann_bias_matrix
-from bilevel_theory.verify.claim import BUDGETS
-from bilevel_theory.verify.claims import fedmbo as F
 
 
 def _z(samples: np.ndarray, target: np.ndarray) -> np.ndarray:

@@ -8,12 +8,12 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
-
-from bilevel_theory import rates
-from bilevel_theory.estimators import neumann_bias_matrix
 from bilevel_theory.verify.claim import BUDGETS
 from bilevel_theory.verify.claims import fednest as F
 from bilevel_theory.verify.fit import in_window
+
+from bilevel_theory import rates
+from bilevel_theory.estimators import neumann_bias_matrix
 
 BY_ID = {c.id: c for c in F.CLAIMS}
 

@@ -8,11 +8,11 @@ import math
 
 import numpy as np
 import pytest
+from bilevel_theory.verify.claim import BUDGETS
+from bilevel_theory.verify.claims import gao as G
 
 from bilevel_theory import run
 from bilevel_theory.gao import biased_stationary_point, gao_constants
-from bilevel_theory.verify.claim import BUDGETS
-from bilevel_theory.verify.claims import gao as G
 
 CLAIMS = {c.id: c for c in G.CLAIMS}
 

@@ -7,12 +7,12 @@ import math
 
 import numpy as np
 import pytest
+from bilevel_theory.verify.claim import BUDGETS
+from bilevel_theory.verify.claims import memfbo as M
 
 from bilevel_theory import rates as R_
 from bilevel_theory import run
 from bilevel_theory.memfbo import inferred_penalty, penalty_gradient, penalty_stationary_point
-from bilevel_theory.verify.claim import BUDGETS
-from bilevel_theory.verify.claims import memfbo as M
 
 
 def test_schedules_are_derived_from_the_balance():

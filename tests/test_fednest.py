@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 import pytest
+from bilevel_theory.problems import QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
+from bilevel_theory.problems.quadratic import shared
 
 from bilevel_theory import ALGORITHMS, make_context, run
 from bilevel_theory.fednest import (
@@ -23,8 +25,6 @@ from bilevel_theory.fednest import (
     theorem_schedule,
 )
 from bilevel_theory.inner import fedavg, fedsvrg
-from bilevel_theory.problems import QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
-from bilevel_theory.problems.quadratic import shared
 
 FAMILY = ("fednest", "lfednest", "fednest_sgd", "lfednest_svrg")
 

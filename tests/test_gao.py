@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from bilevel_theory.problems import QuadraticBilevel
 
 from bilevel_theory import run
 from bilevel_theory.algorithm import make_context
@@ -28,7 +29,6 @@ from bilevel_theory.gao import (
     theorem2_schedule,
     truncation_bias_bound,
 )
-from bilevel_theory.problems import QuadraticBilevel
 
 NAMES = ("localbsgm", "localbsgvrm")
 

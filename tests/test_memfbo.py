@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from bilevel_theory.problems import QuadraticBilevel
 
 from bilevel_theory import run
 from bilevel_theory.memfbo import (
@@ -12,7 +13,6 @@ from bilevel_theory.memfbo import (
     penalty_stationary_point,
     penalty_y,
 )
-from bilevel_theory.problems import QuadraticBilevel
 
 
 def make(h=0.1, noise=0.0, clients=20, seed=0):

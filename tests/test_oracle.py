@@ -9,9 +9,13 @@ from math import comb
 
 import numpy as np
 import pytest
+from bilevel_theory.problems import (
+    Oracle,
+    QuadraticBilevel,
+    QuadraticCompositional,
+    QuadraticMinimax,
+)
 from scipy import stats
-
-from bilevel_theory.problems import Oracle, QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
 
 Z = 6.0
 SIGMA, HSIGMA = 0.7, 0.3

@@ -18,11 +18,10 @@ import textwrap
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from bilevel_theory.problems import QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
 from bilevel_theory.problems.quadratic import FederatedQuadratic
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 EPS = np.finfo(float).eps
 CASES = [(k, s) for k in ("bilevel", "minimax", "compositional") for s in ("dense", "structured")]

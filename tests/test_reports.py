@@ -21,12 +21,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
-
-from bilevel_theory import reports
 from bilevel_theory.reports import StoreError, render, render_entries
 from bilevel_theory.reports.figures import math_label, png_ok
 from bilevel_theory.reports.render import cost_table
+from click.testing import CliRunner
+
+from bilevel_theory import reports
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",

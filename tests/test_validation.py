@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from bilevel_theory.problems import (
     Oracle,
     QuadraticBilevel,

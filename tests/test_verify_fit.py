@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from bilevel_theory.verify import Claim, Law, assess, check, fit
 from bilevel_theory.verify.claims.demo import DEMO_CLAIMS
 

@@ -13,7 +13,6 @@ import sys
 
 import numpy as np
 import pytest
-
 from bilevel_theory.verify import CLAIMS
 from bilevel_theory.verify import runner as runner_module
 from bilevel_theory.verify.claim import Claim, GpuScale, Law

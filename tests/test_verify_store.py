@@ -6,10 +6,9 @@ import dataclasses
 import json
 import os
 
+import bilevel_theory.verify.store as store_mod
 import numpy as np
 import pytest
-
-import bilevel_theory.verify.store as store_mod
 from bilevel_theory.verify import CorruptStore, ResultsStore, check, summarize
 from bilevel_theory.verify.claims.demo import DEMO_CLAIMS, average_noise
 from bilevel_theory.verify.runner import _tasks, config_hash, point_seed, run_task

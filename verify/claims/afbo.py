@@ -42,12 +42,12 @@ import math
 from dataclasses import replace
 
 import numpy as np
+from bilevel_theory.problems import QuadraticBilevel
+from bilevel_theory.problems.families import Dense, EigenScaled, RankOne, Shared
 
 from bilevel_theory import make_context, run
 from bilevel_theory import rates as R_
 from bilevel_theory.afbo import BoundedDelay, Stragglers, aphe, theorem_schedule
-from bilevel_theory.problems import QuadraticBilevel
-from bilevel_theory.problems.families import Dense, EigenScaled, RankOne, Shared
 
 from ..claim import Claim, Law, per_budget
 

@@ -31,11 +31,11 @@ import math
 
 import numpy as np
 import sympy as sp
+from bilevel_theory.problems import QuadraticBilevel
 
 from bilevel_theory import make_context, rates, run
 from bilevel_theory.estimators import ihgp, neumann_bias_matrix, phe
 from bilevel_theory.inner import fedavg, minibatch_sgd
-from bilevel_theory.problems import QuadraticBilevel
 
 from ..claim import Claim, GpuScale, Law, per_budget
 

@@ -37,6 +37,8 @@ import math
 
 import numpy as np
 import sympy as sp
+from bilevel_theory.problems import QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
+from bilevel_theory.problems.quadratic import shared
 
 from bilevel_theory import make_context, rates, run
 from bilevel_theory.estimators import ihgp
@@ -48,8 +50,6 @@ from bilevel_theory.fednest import (
     theorem_schedule,
 )
 from bilevel_theory.inner import fedavg, fedsvrg
-from bilevel_theory.problems import QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
-from bilevel_theory.problems.quadratic import shared
 
 from ..claim import Claim, Law, per_budget
 

@@ -50,6 +50,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import sympy as sp
+from bilevel_theory.problems import QuadraticBilevel
+from bilevel_theory.problems.families import Dense, Shared
 
 from bilevel_theory import make_context, run
 from bilevel_theory import rates as R_
@@ -62,8 +64,6 @@ from bilevel_theory.gao import (
     theorem2_schedule,
     truncation_bias_bound,
 )
-from bilevel_theory.problems import QuadraticBilevel
-from bilevel_theory.problems.families import Dense, Shared
 
 from ..claim import Claim, Law, per_budget
 

@@ -54,11 +54,11 @@ import math
 
 import numpy as np
 import sympy as sp
+from bilevel_theory.problems import QuadraticBilevel
 
 from bilevel_theory import rates as R_
 from bilevel_theory import run
 from bilevel_theory.memfbo import penalty_gradient, penalty_stationary_point
-from bilevel_theory.problems import QuadraticBilevel
 
 from ..claim import Claim, Law, per_budget
 
