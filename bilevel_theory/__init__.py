@@ -21,13 +21,9 @@ if not (_here / "problems").is_dir() and (_here.parent / "problems" / "__init__.
 from bilevel_theory.problems import FederatedQuadratic  # noqa: E402
 from bilevel_theory.problems.validation import check_choice  # noqa: E402
 
-from . import afbo, fedmbo, fednest, gao, memfbo  # noqa: E402
 from .algorithm import Algorithm, Context, make_context, run_algorithm  # noqa: E402
+from .registry import ALGORITHMS, register_algorithm  # noqa: E402
 from .trace import Ledger, Trace  # noqa: E402
-
-ALGORITHMS: dict[str, type[Algorithm]] = {
-    cls.name: cls for module in (fednest, fedmbo, gao, memfbo, afbo) for cls in module.REGISTERED
-}
 
 
 def run(name: str, problem: FederatedQuadratic, rounds: int = 100, replicates: int = 1,
@@ -43,4 +39,4 @@ def run(name: str, problem: FederatedQuadratic, rounds: int = 100, replicates: i
     return run_algorithm(algorithm, rounds, replicates, seed, backend, progress)
 
 
-__all__ = ["__version__", "ALGORITHMS", "Algorithm", "Context", "Ledger", "Trace", "make_context", "run"]
+__all__ = ["__version__", "ALGORITHMS", "Algorithm", "register_algorithm", "Context", "Ledger", "Trace", "make_context", "run"]

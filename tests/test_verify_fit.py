@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from bilevel_theory.verify import Claim, Law, assess, check, fit
+from bilevel_theory.verify import Claim, Law, check, fit
 from bilevel_theory.verify.claims.demo import DEMO_CLAIMS
+from bilevel_theory.verify.verdict import assess
 
 
 def _measure(x, replicates, seed, backend="numpy"):  # never called: data are synthetic

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from .claim import BUDGETS, Claim
-from .claims import load, select
+from .claims import is_registered_at_runtime, load, select
 from .fit import N_BOOT, Fit
 from .store import ResultsStore, versions
 from .verdict import assess
@@ -448,7 +448,8 @@ def _tasks(claim: Claim, budget: str, seed: int, backend: str, catalogue: str | 
     in_catalogue = False
     try:
         listed = load(catalogue).get(claim.id)
-        in_catalogue = listed is not None and listed.for_backend(backend) is claim
+        in_catalogue = (listed is not None and listed.for_backend(backend) is claim
+                        and not (catalogue is None and is_registered_at_runtime(claim.id)))
     except Exception:  # noqa: BLE001 - an unloadable catalogue: send the claim itself
         in_catalogue = False
     cfg = config_hash(claim, budget)

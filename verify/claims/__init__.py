@@ -1,14 +1,21 @@
 """The claims catalogue: one module per paper, each defining ``CLAIMS = [Claim, ...]``.
 
-:func:`collect` imports every module of this package that does not start with ``_`` (and is
-not ``demo``), and gathers their ``CLAIMS`` lists into one mapping ``id -> Claim``; a module
-without ``CLAIMS`` (a helper) is skipped; a module that fails to import is an error, never
-skipped.  ``demo`` holds synthetic claims (``DEMO_CLAIMS``) for the toolkit's own tests and as
-examples; they are deliberately kept out of the papers' catalogue.
+The catalogue (:data:`CLAIMS`, ``id -> Claim``, collected on first use) is the union of
 
-A *catalogue spec* names another collection of claims: ``"module:ATTRIBUTE"`` where the
+* every module of this package that does not start with ``_`` (and is not ``demo``): their
+  ``CLAIMS`` lists (a module without ``CLAIMS`` is skipped; one that fails to import is an
+  error, never skipped);
+* every installed package's entry points in the group ``bilevel_theory.claims`` (each loads
+  to a list or mapping of claims, a module with ``CLAIMS``, or a callable returning claims);
+* claims added at run time with :func:`register_claims`.
+
+``ID@MUTANT`` names claim ``ID`` under one of its mutants (:meth:`Claim.under`).  ``demo``
+holds synthetic claims (``DEMO_CLAIMS``) with known truths, for the toolkit's own tests and as
+examples; they are kept out of the papers' catalogue.
+
+A *catalogue spec* names another collection of claims, ``"module:ATTRIBUTE"`` where the
 attribute is a list of claims or a mapping ``id -> Claim``, e.g.
-``"bilevel_theory.verify.claims.demo:DEMO_CLAIMS"`` (the CLI's hidden ``--catalogue`` option and the
+``"bilevel_theory.verify.claims.demo:DEMO_CLAIMS"`` (the CLI's ``--catalogue`` option and the
 ``BILEVEL_THEORY_CATALOGUE`` environment variable take such a spec).
 """
 
@@ -18,38 +25,55 @@ import difflib
 import fnmatch
 import importlib
 import pkgutil
-from collections.abc import Iterable, Iterator, Mapping
+import types
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from importlib.metadata import entry_points
 
-from ..claim import MUTANT_SEP, Claim
+from ..claim import KINDS, MUTANT_SEP, ROLES, VERDICTS, Claim
 
 EXCLUDED = ("demo",)
+ENTRY_POINT_GROUP = "bilevel_theory.claims"
 
 
 def resolve(claims: Mapping[str, Claim], key: str) -> Claim:
     """``claims[key]``, where ``ID@MUTANT`` names claim ``ID`` under its mutant (a KeyError
     when either is unknown)."""
-    base, sep, mutant = key.partition(MUTANT_SEP)
-    if base not in claims or (sep and mutant not in {m.name for m in claims[base].mutants}):
+    base, sep, mutant = str(key).partition(MUTANT_SEP)
+    claim = dict.get(claims, base) if isinstance(claims, dict) else (
+        claims._load().get(base) if isinstance(claims, Catalogue) else None)
+    if claim is None:
         raise KeyError(key)
-    return claims[base].under(mutant) if sep else dict.__getitem__(claims, base) if isinstance(
-        claims, dict) else claims[base]
+    if not sep:
+        return claim
+    if mutant not in {m.name for m in claim.mutants}:
+        raise KeyError(key)
+    return claim.under(mutant)
 
 
 class Claims(dict):
     """``id -> Claim``; ``claims["ID@MUTANT"]`` gives claim ``ID`` under that mutant."""
 
     def __missing__(self, key: str) -> Claim:
-        base, sep, mutant = str(key).partition(MUTANT_SEP)
-        if sep and base in self:
-            return resolve(self, key)
-        raise KeyError(key)
+        return resolve(self, key)
 
 
-def _as_mapping(claims: Iterable[Claim] | Mapping[str, Claim], origin: str) -> Claims:
-    if isinstance(claims, Mapping):
-        claims = list(claims.values())
+def _claims_of(obj, origin: str) -> Claims:
+    """A :class:`Claims` mapping from a list/mapping of claims, a module with ``CLAIMS``, or a
+    callable returning either."""
+    if isinstance(obj, types.ModuleType):
+        obj = getattr(obj, "CLAIMS", None)
+        if obj is None:
+            raise ValueError(f"{origin}: module has no CLAIMS")
+    if callable(obj) and not isinstance(obj, Mapping | Claim):
+        obj = obj()
+    if isinstance(obj, Claim):
+        obj = [obj]
+    if isinstance(obj, Mapping):
+        obj = list(obj.values())
+    if not isinstance(obj, Iterable):
+        raise TypeError(f"{origin}: expected claims, got {type(obj).__name__}")
     out = Claims()
-    for c in claims:
+    for c in obj:
         if not isinstance(c, Claim):
             raise TypeError(f"{origin}: expected Claim objects, got {type(c).__name__}")
         if c.id in out:
@@ -58,20 +82,68 @@ def _as_mapping(claims: Iterable[Claim] | Mapping[str, Claim], origin: str) -> C
     return out
 
 
-def collect() -> dict[str, Claim]:
-    """Every paper module's ``CLAIMS``, as ``id -> Claim`` (sorted by module, then order)."""
-    out: dict[str, Claim] = {}
+_as_mapping = _claims_of
+
+#: claims added with :func:`register_claims` (this process only)
+_REGISTERED = Claims()
+
+
+def register_claims(claims: Iterable[Claim] | Mapping[str, Claim] | Claim, *,
+                    replace: bool = False) -> list[str]:
+    """Add claims to the catalogue at run time; returns their ids.
+
+    For claims that worker processes, ``bilevel-theory`` commands and reports must find,
+    declare them as an entry point instead (group ``bilevel_theory.claims`` in the
+    package's ``pyproject.toml``)::
+
+        [project.entry-points."bilevel_theory.claims"]
+        my_paper = "my_package.claims:CLAIMS"
+    """
+    new = _claims_of(claims, "register_claims")
+    clash = [cid for cid in new if cid in CLAIMS._load() and not replace]
+    if clash:
+        raise ValueError(f"claim ids already in the catalogue: {clash} (pass replace=True)")
+    _REGISTERED.update(new)
+    CLAIMS.reload()
+    return list(new)
+
+
+def is_registered_at_runtime(claim_id: str) -> bool:
+    """Whether ``claim_id`` (or its base, for a mutant) came from :func:`register_claims`:
+    such a claim is sent to worker processes by value."""
+    return str(claim_id).partition(MUTANT_SEP)[0] in _REGISTERED
+
+
+def _plugin_claims() -> Iterator[tuple[str, Claims]]:
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        origin = f"entry point {ep.name!r} ({ep.value})"
+        try:
+            loaded = ep.load()
+        except Exception as err:  # noqa: BLE001 - report which plug-in is broken
+            raise ImportError(f"{origin} failed to load: {type(err).__name__}: {err}") from err
+        yield origin, _claims_of(loaded, origin)
+
+
+def collect() -> Claims:
+    """The catalogue, as ``id -> Claim``: the papers' modules (sorted by module, then
+    order), then installed plug-ins' entry points, then :func:`register_claims`."""
+    out = Claims()
+
+    def add(claims: Mapping[str, Claim], origin: str) -> None:
+        for cid, claim in claims.items():
+            if cid in out:
+                raise ValueError(f"duplicate claim id {cid!r} (in {origin})")
+            out[cid] = claim
+
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if info.name.startswith("_") or info.name in EXCLUDED or info.name.startswith("test"):
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
-        claims = getattr(module, "CLAIMS", None)
-        if claims is None:
-            continue
-        for cid, claim in _as_mapping(claims, module.__name__).items():
-            if cid in out:
-                raise ValueError(f"duplicate claim id {cid!r} (in {module.__name__})")
-            out[cid] = claim
+        if getattr(module, "CLAIMS", None) is not None:
+            add(_claims_of(module, module.__name__), module.__name__)
+    for origin, claims in _plugin_claims():
+        add(claims, origin)
+    add(_REGISTERED, "register_claims")
     return out
 
 
@@ -80,9 +152,9 @@ class Catalogue(Mapping):
     cheap and a claims module under construction does not break unrelated commands)."""
 
     def __init__(self) -> None:
-        self._claims: dict[str, Claim] | None = None
+        self._claims: Claims | None = None
 
-    def _load(self) -> dict[str, Claim]:
+    def _load(self) -> Claims:
         if self._claims is None:
             self._claims = collect()
         return self._claims
@@ -92,7 +164,14 @@ class Catalogue(Mapping):
         self._claims = None
 
     def __getitem__(self, key: str) -> Claim:
-        return resolve(self._load(), key)
+        return resolve(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            resolve(self, str(key))
+        except KeyError:
+            return False
+        return True
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._load())
@@ -108,7 +187,8 @@ CLAIMS = Catalogue()
 
 
 def load(spec: str | None = None) -> Mapping[str, Claim]:
-    """The catalogue named by ``spec`` (``"module:ATTRIBUTE"``); ``None``: the papers' claims."""
+    """The catalogue named by ``spec`` (``"module:ATTRIBUTE"``); ``None``: the papers' claims
+    (with plug-ins and registered claims)."""
     if spec is None or spec == "":
         return CLAIMS
     if not isinstance(spec, str) or spec.count(":") != 1:
@@ -120,31 +200,71 @@ def load(spec: str | None = None) -> Mapping[str, Claim]:
         raise ValueError(f"`catalogue` {spec!r}: no module {err.name!r}") from None
     if not hasattr(module, attr):
         raise ValueError(f"`catalogue` {spec!r}: module {module_name} has no {attr!r}")
-    return _as_mapping(getattr(module, attr), spec)
+    return _claims_of(getattr(module, attr), spec)
 
 
-def select(pattern: str | None = None,
-           catalogue: Mapping[str, Claim] | None = None) -> list[Claim]:
-    """Claims whose id matches ``pattern``: a glob when it contains ``*?[``, else a substring;
-    ``None`` or ``""``: all.  No match → ``ValueError`` listing close matches."""
+def _matches(claim: Claim, pattern: str) -> bool:
+    """Case-insensitive: a glob on the id when ``pattern`` has ``*?[``, else a substring of
+    the id, the paper's name or the source."""
+    p = pattern.lower()
+    if any(ch in p for ch in "*?["):
+        return fnmatch.fnmatchcase(claim.id.lower(), p)
+    return p in claim.id.lower() or p in claim.paper.lower() or p in claim.source.lower()
+
+
+def _check_filter(name: str, values: Sequence[str] | None, allowed: Sequence[str]) -> set[str]:
+    if not values:
+        return set()
+    values = [values] if isinstance(values, str) else list(values)
+    for v in values:
+        if v not in allowed:
+            close = difflib.get_close_matches(str(v), allowed, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(f"`{name}` must be one of {', '.join(allowed)}, got {v!r}{hint}")
+    return set(values)
+
+
+def select(pattern: str | Sequence[str] | None = None,
+           catalogue: Mapping[str, Claim] | None = None, *,
+           paper: str | Sequence[str] | None = None, kind: str | Sequence[str] | None = None,
+           role: str | Sequence[str] | None = None,
+           expected: str | Sequence[str] | None = None) -> list[Claim]:
+    """Claims matching any of ``pattern`` (a string or several; each case-insensitive: a glob
+    on the id when it contains ``*?[``, else a substring of the id, paper or source) and every
+    filter given (``paper``: a substring of the paper's name or the id prefix, any of several;
+    ``kind``, ``role``, ``expected``: one or several values).  ``None``/empty: all.  A pattern
+    that matches nothing → ``ValueError`` listing close matches."""
     claims = CLAIMS if catalogue is None else catalogue
-    if pattern is None or pattern == "":
-        return list(claims.values())
-    if not isinstance(pattern, str):
-        raise TypeError(f"`pattern` must be a string, got {type(pattern).__name__}")
-    if any(ch in pattern for ch in "*?["):
-        chosen = [c for cid, c in claims.items() if fnmatch.fnmatchcase(cid, pattern)]
-    else:
-        chosen = [c for cid, c in claims.items() if pattern in cid]
-    if not chosen:
-        ids = list(claims)
-        close = difflib.get_close_matches(pattern, ids, n=5, cutoff=0.5)
-        if not close:  # try the name part alone: "phe_variance" vs "fedmbo.phe_variance_..."
-            names = {cid.split(".", 1)[-1]: cid for cid in ids}
-            close = [names[n] for n in difflib.get_close_matches(pattern, list(names), n=5,
-                                                                 cutoff=0.5)]
-        hint = f"; close matches: {', '.join(close)}" if close else (
-            f"; {len(ids)} claims available (see `bilevel-theory list`)" if ids
-            else "; the catalogue is empty")
-        raise ValueError(f"no claim matches {pattern!r}{hint}")
+    patterns = [pattern] if isinstance(pattern, str) else list(pattern or ())
+    for p in patterns:
+        if not isinstance(p, str):
+            raise TypeError(f"`pattern` must be a string, got {type(p).__name__}")
+    patterns = [p for p in patterns if p]
+    kinds = _check_filter("kind", kind, KINDS)
+    roles = _check_filter("role", role, ROLES)
+    verdicts = _check_filter("expected", expected, VERDICTS)
+    papers = [paper.lower()] if isinstance(paper, str) else [p.lower() for p in paper or ()]
+    chosen = []
+    for cid, c in claims.items():
+        if patterns and not any(_matches(c, p) for p in patterns):
+            continue
+        if papers and not any(p in c.paper.lower() or p == cid.split(".")[0].lower()
+                              for p in papers):
+            continue
+        if (kinds and c.kind not in kinds) or (roles and c.role not in roles) or (
+                verdicts and c.expected not in verdicts):
+            continue
+        chosen.append(c)
+    for p in patterns:
+        if not any(_matches(c, p) for c in claims.values()):
+            ids = list(claims)
+            close = difflib.get_close_matches(p, ids, n=5, cutoff=0.5)
+            if not close:  # the name part alone: "phe_variance" vs "fedmbo.phe_variance_…"
+                names = {cid.split(".", 1)[-1]: cid for cid in ids}
+                close = [names[n] for n in difflib.get_close_matches(p, list(names), n=5,
+                                                                     cutoff=0.5)]
+            hint = f"; close matches: {', '.join(close)}" if close else (
+                f"; {len(ids)} claims available (see `bilevel-theory list`)" if ids
+                else "; the catalogue is empty")
+            raise ValueError(f"no claim matches {p!r}{hint}")
     return chosen
