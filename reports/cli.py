@@ -1,7 +1,7 @@
 """The ``bilevel-theory`` command line (one entry point; subcommands from each layer).
 
-Exit codes (DESIGN §3): 0 all claims at their expected verdict; 1 a verdict differs;
-2 bad input or usage (a one-line message, no traceback).
+Exit codes: 0 all claims at their expected verdict; 1 a verdict differs; 2 bad input or usage
+(a one-line message, no traceback); see ``bilevel_theory.verify.cli`` for the full list.
 """
 
 from __future__ import annotations
@@ -29,12 +29,14 @@ def main() -> None:
 
 
 def _register() -> None:
+    from bilevel_theory.commands import algorithms  # noqa: PLC0415
     from bilevel_theory.problems.cli import problem  # noqa: PLC0415
     from bilevel_theory.verify.cli import make_commands  # noqa: PLC0415
 
     from .commands import COMMANDS, render_hook  # noqa: PLC0415
 
     main.add_command(problem)
+    main.add_command(algorithms)
     for command in make_commands(after_verify=render_hook) + list(COMMANDS):
         main.add_command(command)
 

@@ -20,13 +20,15 @@ e.g. the synthetic demo claims: ``--catalogue verify.claims.demo:DEMO_CLAIMS``.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
-from .claim import BUDGETS, VERDICTS
+from .claim import BUDGETS, KINDS, ROLES, VERDICTS, Claim
 
 CATALOGUE_ENV = "BILEVEL_THEORY_CATALOGUE"
 
@@ -55,6 +57,42 @@ def _fail(message: str) -> None:
 def _catalogue_option(f):
     return click.option("--catalogue", default=None, hidden=True, envvar=CATALOGUE_ENV,
                         help="claims to use, as MODULE:ATTRIBUTE (default: the papers')")(f)
+
+
+def _selection(f):
+    """PATTERNS… and the ``--paper/--kind/--role/--verdict`` filters (repeatable)."""
+    f = click.option("--verdict", "verdict", multiple=True, metavar="VERDICT",
+                     help=f"expected verdict: {' | '.join(VERDICTS)} (repeatable)")(f)
+    f = click.option("--role", multiple=True, metavar="ROLE",
+                     help=f"{' | '.join(ROLES)} (repeatable)")(f)
+    f = click.option("--kind", multiple=True, metavar="KIND",
+                     help=f"{' | '.join(KINDS)} (repeatable)")(f)
+    f = click.option("--paper", multiple=True, metavar="PAPER",
+                     help="paper name or id prefix, case-insensitive (repeatable)")(f)
+    return click.argument("patterns", nargs=-1)(f)
+
+
+def _select(patterns, paper, kind, role, verdict, catalogue) -> list[Claim]:
+    from .claims import load, select  # noqa: PLC0415
+
+    return select(list(patterns), load(catalogue), paper=list(paper), kind=list(kind),
+                  role=list(role), expected=list(verdict))
+
+
+def claim_info(c: Claim) -> dict[str, Any]:
+    """A claim's metadata as plain data (``list --json``, ``show``)."""
+    return {
+        "id": c.id, "paper": c.paper, "source": c.source, "role": c.role, "kind": c.kind,
+        "statement": c.statement, "variable": c.variable, "quantity": c.quantity,
+        "law": c.law.value, "law_latex": c.law.latex, "derivation": c.law.derivation,
+        "tolerance": c.tolerance, "scale": c.scale, "schedule": c.schedule,
+        "window": list(c.window) if c.window else None, "window_reason": c.window_reason,
+        "window_derived": c.window_derived, "expected": c.expected, "reason": c.reason,
+        "touches": list(c.touches),
+        "mutants": [{"name": m.name, "change": m.change} for m in c.mutants],
+        "grid": {b: [float(v) for v in c.grid[b]] for b in BUDGETS},
+        "replicates": {b: int(c.replicates[b]) for b in BUDGETS},
+    }
 
 
 def _short(text: str, width: int) -> str:
@@ -90,6 +128,36 @@ def _check_choice(name: str, value: str, choices) -> str:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ValueError(f"`{name}` must be one of {', '.join(choices)}, got {value!r}{hint}")
     return value
+
+
+def _power(entry: dict) -> str:
+    power = entry.get("power")
+    if power is None:
+        return "—" if entry.get("role") == "control" else "not run"
+    return f"{sum(bool(m['caught']) for m in power)}/{len(power)}"
+
+
+def _dry_run(claims: list[Claim], budget: str, out: str, backend: str, seed: int,
+             mutants: bool) -> None:
+    """What ``verify`` would run: per claim, its points and replicates at ``budget``, and how
+    many points of its current definition are already stored in ``out``."""
+    from .runner import config_hash  # noqa: PLC0415
+    from .store import FILENAME, ResultsStore  # noqa: PLC0415
+
+    store = ResultsStore(out) if (Path(out) / FILENAME).is_file() else None
+    runs = [c.for_backend(backend) for c in claims]
+    if mutants:
+        runs += [m for c in runs for m in c.mutated()]
+    rows, todo = [], 0
+    for c in runs:
+        grid = list(c.grid[budget])
+        done = (len(store.completed(c.id, budget, config_hash(c, budget), seed, backend))
+                if store is not None else 0)
+        todo += len(grid) - done
+        rows.append([c.id, c.role, str(len(grid)), str(c.replicates[budget]), str(done)])
+    click.echo(_table(rows, ["claim", "role", "points", "replicates", "stored"]))
+    click.echo(f"dry run: {len(runs)} claims{' and mutants' if mutants else ''}, {todo} points "
+               f"to run at the {budget} budget into {out} (nothing was run)")
 
 
 def read_baseline(path: str | Path) -> dict[str, str]:
@@ -132,23 +200,52 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
     ``verify --report DIR`` (the reports layer passes its renderer, keeping layers one-way)."""
 
     @click.command("list", cls=_Command)
-    @click.argument("pattern", required=False)
+    @_selection
+    @click.option("--json", "as_json", is_flag=True, help="print the claims as JSON")
     @_catalogue_option
-    def list_claims(pattern: str | None, catalogue: str | None) -> None:
-        """List the claims (matching PATTERN: a glob or a substring of the id)."""
-        from .claims import load, select  # noqa: PLC0415
-
-        claims = select(pattern, load(catalogue))
-        if not claims:
-            click.echo("the claims catalogue is empty", err=True)
+    def list_claims(patterns, paper, kind, role, verdict, as_json, catalogue) -> None:
+        """List the claims matching PATTERNS (each a case-insensitive glob on the id, or a
+        substring of the id, paper or source) and the filters."""
+        claims = _select(patterns, paper, kind, role, verdict, catalogue)
+        if as_json:
+            click.echo(json.dumps([claim_info(c) for c in claims], indent=1))
             return
-        rows = [[c.id, c.role, c.kind, c.expected, str(len(c.mutants)), _short(c.source, 48),
-                 _short(c.statement, 60)] for c in claims]
+        if not claims:
+            click.echo("no claims (the catalogue is empty or the filters exclude all)",
+                       err=True)
+            return
+        rows = [[c.id, c.role, c.kind, c.expected, str(len(c.mutants)), _short(c.source, 44),
+                 _short(c.statement, 56)] for c in claims]
         click.echo(_table(rows, ["id", "role", "kind", "expected", "mutants", "source",
                                  "statement"]))
+        counts = {r: sum(c.role == r for c in claims) for r in ROLES}
+        click.echo(f"{len(claims)} claims: " + ", ".join(f"{n} {r}s" for r, n in counts.items()))
+
+    @click.command("show", cls=_Command)
+    @click.argument("claim_id")
+    @click.option("--json", "as_json", is_flag=True, help="print as JSON")
+    @_catalogue_option
+    def show(claim_id, as_json, catalogue) -> None:
+        """Everything about one claim: statement, source, law and its derivation, schedule,
+        grids, window and its reason, mutants, expected verdict and reason."""
+        from .runner import _claim_of  # noqa: PLC0415
+
+        info = claim_info(_claim_of(claim_id, catalogue))
+        if as_json:
+            click.echo(json.dumps(info, indent=1))
+            return
+        for key, value in info.items():
+            if key == "mutants":
+                click.echo("mutants:" + ("" if value else " none"))
+                for m in value:
+                    click.echo(f"  {m['name']}: {m['change']}")
+            elif key in ("grid", "replicates"):
+                click.echo(f"{key}: " + "; ".join(f"{b} {v}" for b, v in value.items()))
+            elif value not in (None, "", [], ()):
+                click.echo(f"{key}: {value}")
 
     @click.command("verify", cls=_Command)
-    @click.argument("pattern", required=False)
+    @_selection
     @click.option("--budget", default="smoke", show_default=True,
                   help=f"sweep size: {' | '.join(BUDGETS)} (full with --backend cupy: the "
                        "n-claims sweep n up to 10^5 on 10^6 clients)")
@@ -165,37 +262,52 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
                   help="base seed (per-point seeds derive from it)")
     @click.option("--report", "report", default=None, type=click.Path(file_okay=False),
                   help="also render a report into this directory")
-    @click.option("--quiet", is_flag=True, help="no progress bar")
+    @click.option("--quiet", is_flag=True, help="no progress output")
     @click.option("--mutants", is_flag=True,
                   help="also run every claim under each of its mutants; each must flip the "
                        "verdict (a confirmation to violated, a finding to holds)")
+    @click.option("--dry-run", is_flag=True,
+                  help="print what would run (claims, points, what is already stored) and "
+                       "exit")
+    @click.option("--json", "as_json", is_flag=True,
+                  help="print the summary entries as JSON instead of a table")
     @_catalogue_option
-    def verify(pattern, budget, out, backend, workers, scheduler, seed, report, quiet,
-               mutants, catalogue) -> None:
-        """Run the claims matching PATTERN and judge them; exit 1 if a verdict differs from
-        its expected one."""
-        from .runner import SUMMARY, run_suite  # noqa: PLC0415
+    def verify(patterns, paper, kind, role, verdict, budget, out, backend, workers, scheduler,
+               seed, report, quiet, mutants, dry_run, as_json, catalogue) -> None:
+        """Run the claims matching PATTERNS and the filters, and judge them; exit 1 if a
+        verdict differs from its expected one (or a mutant is not caught)."""
+        from .runner import SUMMARY, attach_power, run_suite  # noqa: PLC0415
 
         _check_choice("--budget", budget, BUDGETS)
         _check_choice("--backend", backend, ("numpy", "cupy"))
         if report is not None and after_verify is None:
             raise ValueError("`--report`: no report renderer is installed")
-        results = run_suite(pattern, budget=budget, out=out, backend=backend, workers=workers,
-                            seed=seed, progress=not quiet, catalogue=catalogue,
-                            scheduler=scheduler, mutants=mutants)
-        entries = [r.to_dict() for r in results]
-        if not entries:
+        claims = _select(patterns, paper, kind, role, verdict, catalogue)
+        if dry_run:
+            _dry_run(claims, budget, out, backend, seed, mutants)
+            return
+        results = run_suite(list(patterns) or None, budget=budget, out=out, backend=backend,
+                            workers=workers, seed=seed, progress=not quiet,
+                            catalogue=catalogue, scheduler=scheduler, mutants=mutants,
+                            claims=claims)
+        differ = [r.to_dict() for r in results if not r.as_expected]
+        entries = [r.to_dict() for r in attach_power(results)]
+        if as_json:
+            click.echo(json.dumps(entries, indent=1))
+        elif not entries:
             click.echo("no claims to verify: the catalogue is empty", err=True)
         else:
-            rows = [[e["id"], _num(e["predicted"]), _measured(e), e["verdict"], e["expected"],
+            rows = [[e["id"], e.get("role", ""), _num(e["predicted"]), _measured(e),
+                     e["verdict"], e["expected"], _power(e),
                      "" if e["as_expected"] else "<- differs"] for e in entries]
-            click.echo(_table(rows, ["claim", "predicted", "measured [95% interval]",
-                                     "verdict", "expected", ""]))
-        differ = [e for e in entries if not e["as_expected"]]
-        click.echo(f"{len(entries) - len(differ)} of {len(entries)} claims at their expected "
-                   f"verdict ({budget} budget); summary: {Path(out) / SUMMARY}")
+            click.echo(_table(rows, ["claim", "role", "predicted", "measured [95% interval]",
+                                     "verdict", "expected", "power", ""]))
+        click.echo(f"{len(results) - len(differ)} of {len(results)} claims"
+                   f"{' and mutants' if mutants else ''} at their expected verdict ({budget} "
+                   f"budget); summary: {Path(out) / SUMMARY}", err=as_json)
         for e in differ:
-            click.echo(f"  {e['id']}: {e['verdict']} (expected {e['expected']}): {e['reason']}")
+            click.echo(f"  {e['id']}: {e['verdict']} (expected {e['expected']}): {e['reason']}",
+                       err=as_json)
         if report is not None:
             after_verify(Path(out), Path(report))
         sys.exit(1 if differ else 0)
@@ -226,4 +338,4 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
         click.echo(f"{same} of {len(expected)} baseline verdicts unchanged")
         sys.exit(1 if changed or missing else 0)
 
-    return [list_claims, verify, compare]
+    return [list_claims, show, verify, compare]

@@ -217,6 +217,12 @@ def run_task(task: Task) -> list[dict]:
 
 # ------------------------------------------------------------------------------ executors
 
+class WorkersLost(RuntimeError):
+    """Worker processes died (killed, out of memory) while running the same points more
+    than the retries allow, or a cluster kept no worker; names the points.  The points
+    finished so far are stored: rerunning resumes."""
+
+
 class Executor:
     """Runs tasks, yielding ``(task, rows)`` as they finish (any order)."""
 
@@ -225,7 +231,7 @@ class Executor:
         raise NotImplementedError
 
     def close(self) -> None:
-        """Release workers."""
+        """Release workers (stopping those still running after an interruption)."""
 
 
 class SerialExecutor(Executor):
@@ -236,40 +242,153 @@ class SerialExecutor(Executor):
             yield task, fn(task)
 
 
-class ProcessPoolExecutor(Executor):
-    """A local ``concurrent.futures`` process pool (``spawn`` context) of ``workers``."""
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
-    def __init__(self, workers: int) -> None:
+
+def _die_with_parent(parent: int) -> None:
+    """End this process when ``parent`` dies: ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux,
+    and a thread that watches the parent PID (everywhere, and a fallback)."""
+    import signal  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes  # noqa: PLC0415
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the watcher alone
+            pass
+    if os.getppid() != parent:  # the parent died before the death signal was armed
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _worker_init(parent: int) -> None:
+    """A pool worker: dies with its parent; ignores Ctrl-C (the parent stops the pool)."""
+    import signal  # noqa: PLC0415
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent(parent)
+
+
+class ProcessPoolExecutor(Executor):
+    """A local ``concurrent.futures`` process pool (``spawn`` context) of ``workers``.
+
+    Workers die with the parent process (:func:`_die_with_parent`) and ignore Ctrl-C.  When a
+    worker dies (killed, out of memory) the pool breaks: the points that finished are kept,
+    the pool is restarted and the unfinished points are resubmitted; a point that was in
+    flight when workers died more than ``retries`` times ends the run with
+    :class:`WorkersLost` naming it.
+    """
+
+    #: how often the pool's state is sampled (which points are in flight when a worker dies)
+    POLL_SECONDS = 0.2
+
+    def __init__(self, workers: int, retries: int = 2) -> None:
         self.workers = workers
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            raise ValueError(f"`retries` must be a non-negative integer, got {retries!r}")
+        self.retries = retries
+        self.restarts = 0
         self._pool: cf.ProcessPoolExecutor | None = None
+        self._finished = True
+        self._saved: dict[str, str | None] = {}
 
     #: one BLAS thread per worker: the instances are small, and several processes each
     #: running a multi-threaded BLAS on the same cores stall one another (measured up to 100×)
     BLAS_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
+    def _start(self, size: int) -> cf.ProcessPoolExecutor:
+        if not self._saved:
+            # workers start on demand, so the variables stay set until close() (the parent's
+            # own BLAS is already loaded and unaffected)
+            self._saved = {k: os.environ.get(k) for k in self.BLAS_ENV}
+            os.environ.update({k: "1" for k in self.BLAS_ENV})
+        self._pool = cf.ProcessPoolExecutor(
+            max_workers=size, mp_context=multiprocessing.get_context("spawn"),
+            initializer=_worker_init, initargs=(os.getpid(),))
+        return self._pool
+
     def run(self, fn, tasks):
         if not tasks:
             return
-        # workers start on demand, so the variables stay set until close() (the parent's own
-        # BLAS is already loaded and unaffected)
-        self._saved = {k: os.environ.get(k) for k in self.BLAS_ENV}
-        os.environ.update({k: "1" for k in self.BLAS_ENV})
-        self._pool = cf.ProcessPoolExecutor(
-            max_workers=min(self.workers, len(tasks)),
-            mp_context=multiprocessing.get_context("spawn"))
-        futures = {self._pool.submit(fn, t): t for t in tasks}
-        try:
-            for fut in cf.as_completed(futures):
-                yield futures[fut], fut.result()
-        finally:
-            for fut in futures:
+        from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
+
+        self._finished = False
+        pending = dict(enumerate(tasks))  # task number -> task, not yet yielded
+        lost: dict[int, int] = {}  # task number -> times its workers died under it
+        while pending:
+            pool = self._start(min(self.workers, len(pending)))
+            futures = {pool.submit(fn, t): i for i, t in pending.items()}
+            not_done, broken, in_flight = set(futures), False, set()
+            while not_done:
+                in_flight = {futures[f] for f in not_done if f.running()}
+                done, not_done = cf.wait(not_done, timeout=self.POLL_SECONDS,
+                                         return_when=cf.FIRST_COMPLETED)
+                for fut in done:
+                    err = fut.exception()
+                    if isinstance(err, BrokenProcessPool):
+                        broken = True
+                        continue
+                    if err is not None:
+                        raise err
+                    i = futures[fut]
+                    del pending[i]
+                    yield tasks[i], fut.result()
+                if broken:
+                    break
+            if not broken:
+                break
+            # a worker died, and the pool with it: what finished is kept (above); the points
+            # in flight are blamed (all unfinished ones if the sample missed them), the rest
+            # is resubmitted to a fresh pool
+            for fut in not_done:
                 fut.cancel()
+            self._shutdown(kill=True)
+            self.restarts += 1
+            blamed = (in_flight & set(pending)) or set(pending)
+            for i in blamed:
+                lost[i] = lost.get(i, 0) + 1
+            over = sorted(i for i in blamed if lost[i] > self.retries)
+            if over:
+                names = ", ".join(f"{tasks[i].claim_id} point {tasks[i].index} "
+                                  f"(x={tasks[i].x:g})" for i in over[:5])
+                more = f" and {len(over) - 5} more" if len(over) > 5 else ""
+                raise WorkersLost(
+                    f"local worker processes died (killed, or out of memory?) "
+                    f"{lost[over[0]]} times while running {names}{more}; the points "
+                    "finished so far are stored, rerun to resume")
+            import warnings  # noqa: PLC0415
+
+            warnings.warn(f"a local worker process died (killed, or out of memory?); "
+                          f"{len(pending)} unfinished point(s) resubmitted to a fresh pool "
+                          f"(restart {self.restarts})", RuntimeWarning, stacklevel=2)
+        self._finished = True
+
+    def _shutdown(self, kill: bool) -> None:
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if kill:  # interrupted or broken: stop the workers now, not after their points
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                try:
+                    proc.kill()
+                except Exception:  # noqa: BLE001 - already gone
+                    pass
+        pool.shutdown(wait=True, cancel_futures=True)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-        for k, v in getattr(self, "_saved", {}).items():
+        self._shutdown(kill=not self._finished)
+        self._finished = True
+        for k, v in self._saved.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
@@ -462,15 +581,23 @@ def _tasks(claim: Claim, budget: str, seed: int, backend: str, catalogue: str | 
 
 def _execute(tasks: Sequence[Task], executor: Executor, sink: Callable[[list[dict]], None],
              progress: bool, desc: str) -> None:
+    """Run ``tasks``, handing each point's rows to ``sink`` as it finishes; the executor is
+    closed however this ends (an interruption stops its workers at once)."""
     bar = _progress(len(tasks), progress, desc)
+    finished = executor.run(run_task, tasks)
     try:
-        for task, rows in executor.run(run_task, tasks):
+        for task, rows in finished:
             sink(rows)
             bar.set_postfix_str(task.claim_id, refresh=False)
             bar.update(1)
     finally:
         bar.close()
-        executor.close()
+        try:
+            close = getattr(finished, "close", None)
+            if close is not None:
+                close()
+        finally:
+            executor.close()
 
 
 def _claim_of(claim: Claim | str, catalogue: str | None) -> Claim:
@@ -526,7 +653,7 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
               backend: str = "numpy", workers: int = 1, seed: int = 0, progress: bool = True,
               *, catalogue: str | None = None, scheduler: Any = None,
               n_boot: int = N_BOOT, costs: bool | None = None,
-              mutants: bool = False) -> list[Result]:
+              mutants: bool = False, claims: Sequence[Claim] | None = None) -> list[Result]:
     """Run every claim matching ``pattern`` into ``out`` (resuming), judge, and write
     ``out/summary.json`` and ``out/run.json``.  Returns the results in catalogue order.
     Points run on ``workers`` local processes, or on the Dask cluster at ``scheduler``
@@ -535,12 +662,15 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
     with the whole papers' catalogue (no pattern).  ``mutants`` also runs every selected
     claim under each of its mutants (:meth:`Claim.under`); their results are returned after
     the claims' (each mutant's ``as_expected`` says whether the claim caught it) and folded
-    into the claims' ``power`` in ``summary.json``."""
+    into the claims' ``power`` in ``summary.json``.  ``claims``: run these (already selected,
+    e.g. with filters) instead of ``select(pattern)``."""
     started = time.perf_counter()
     _check_budget(budget)
     seed = _check_seed(seed)
     _check_backend(backend)
-    claims = [c.for_backend(backend) for c in select(pattern, load(catalogue))]
+    if claims is None:
+        claims = select(pattern, load(catalogue))
+    claims = [c.for_backend(backend) for c in claims]
     if mutants:
         claims += [m for c in claims for m in c.mutated()]
     executor = make_executor(workers, scheduler)

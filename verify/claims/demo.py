@@ -2,10 +2,11 @@
 
 These exercise the verification machinery (tests, the false-violation rate, resume after a
 kill) and show how a claim is written.  They are **not** part of the papers' catalogue
-(``verify.CLAIMS``); run them with the hidden option ``--catalogue verify.claims.demo:DEMO_CLAIMS``
-(or ``BILEVEL_THEORY_CATALOGUE=verify.claims.demo:DEMO_CLAIMS``)::
+(``verify.CLAIMS``); run them with ``--catalogue bilevel_theory.verify.claims.demo:DEMO_CLAIMS``
+(or ``BILEVEL_THEORY_CATALOGUE=bilevel_theory.verify.claims.demo:DEMO_CLAIMS``)::
 
-    bilevel-theory verify 'demo.*' --catalogue verify.claims.demo:DEMO_CLAIMS --out /tmp/demo
+    bilevel-theory verify 'demo.*' --mutants --out /tmp/demo \
+        --catalogue bilevel_theory.verify.claims.demo:DEMO_CLAIMS
 
 Every measure is exact in distribution, so the truth is known: e.g. the squared norm of the
 average of ``n`` i.i.d. standard normal vectors in ``R^d`` has mean ``d/n`` exactly (a
@@ -19,7 +20,7 @@ import time
 
 import numpy as np
 
-from ..claim import Claim, Law, per_budget
+from ..claim import Claim, Law, Mutant, per_budget
 
 DIM = 4
 SLOW_SECONDS = 0.25
@@ -32,11 +33,12 @@ POW2 = _budgets([2**k for k in range(8)], [2**k for k in range(11)], [2**k for k
 REPS = {"smoke": 16, "standard": 128, "full": 1024}
 
 
-def average_noise(n, replicates, seed, backend="numpy"):
-    """``‖(1/n) Σ_{i≤n} ξ_i‖²`` for i.i.d. ``ξ_i ~ N(0, I_d)``: mean ``d/n`` exactly."""
+def average_noise(n, replicates, seed, backend="numpy", *, scale_power=0.0):
+    """``‖(1/n) Σ_{i≤n} ξ_i‖²`` for i.i.d. ``ξ_i ~ N(0, I_d)``: mean ``d/n`` exactly.
+    Mutant ``scale_power=p``: the noises scaled by ``n^p`` (mean ``d·n^{2p−1}``)."""
     rng = np.random.default_rng(seed)
     n = int(n)
-    noise = rng.standard_normal((replicates, n, DIM))
+    noise = rng.standard_normal((replicates, n, DIM)) * float(n) ** scale_power
     return {"value": np.sum(noise.mean(axis=1) ** 2, axis=1)}
 
 
@@ -50,34 +52,35 @@ def shared_noise(n, replicates, seed, backend="numpy"):
     return out
 
 
-def geometric_bias(N, replicates, seed, backend="numpy"):
+def geometric_bias(N, replicates, seed, backend="numpy", *, ratio=0.8):
     """A Neumann-like bias ``ρ^N`` times a mean-one log-normal noise (``ρ = 0.8``)."""
     rng = np.random.default_rng(seed)
     s = 0.2
     noise = np.exp(s * rng.standard_normal(replicates) - s**2 / 2)
-    return {"value": 0.8 ** float(N) * noise}
+    return {"value": ratio ** float(N) * noise}
 
 
-def decaying_stationarity(K, replicates, seed, backend="numpy"):
-    """A stationarity measure ``∝ 1/K`` with multiplicative noise (mean ``1/K``)."""
+def decaying_stationarity(K, replicates, seed, backend="numpy", *, power=1.0):
+    """A stationarity measure ``∝ 1/K`` with multiplicative noise (mean ``K^{-power}``)."""
     rng = np.random.default_rng(seed)
     s = 0.3
-    return {"value": np.exp(s * rng.standard_normal(replicates) - s**2 / 2) / float(K)}
+    return {"value": np.exp(s * rng.standard_normal(replicates) - s**2 / 2) / float(K) ** power}
 
 
-def bounded_variance(n, replicates, seed, backend="numpy"):
+def bounded_variance(n, replicates, seed, backend="numpy", *, constant=2.0):
     """``average_noise`` with the explicit bound ``2d/n`` (true mean ``d/n``)."""
     out = average_noise(n, replicates, seed, backend)
-    out["bound"] = np.full(replicates, 2.0 * DIM / float(n))
+    out["bound"] = np.full(replicates, constant * DIM / float(n))
     return out
 
 
-def count_rounds(N, replicates, seed, backend="numpy"):
+def count_rounds(N, replicates, seed, backend="numpy", *, extra=0):
     """Rounds of one FedNest-like epoch, counted step by step: ``T`` inner steps of 2 rounds,
-    ``N`` Neumann rounds, 3 more; prediction ``2T + N + 3`` (``T = 5``)."""
+    ``N`` Neumann rounds, 3 more; prediction ``2T + N + 3`` (``T = 5``).  Mutant ``extra``:
+    that many more rounds per inner step."""
     T, rounds = 5, 0
     for _ in range(T):
-        rounds += 2
+        rounds += 2 + extra
     for _ in range(int(N)):
         rounds += 1
     rounds += 3
@@ -113,33 +116,42 @@ INV_N = Law(-1.0, r"\mathbb{E}\|\bar\xi_n\|^2 = d/n", "exponent of n in d/n")
 
 DEMO_CLAIMS = [
     _claim("demo.variance_vs_n", "matches", average_noise, INV_N, 0.1,
-           statement=r"\mathbb{E}\|\frac1n\sum_{i=1}^n\xi_i\|^2 \propto n^{-1}"),
+           statement=r"\mathbb{E}\|\frac1n\sum_{i=1}^n\xi_i\|^2 \propto n^{-1}",
+           mutants=(Mutant("noise_scaled_sqrt_n", "each client's noise scaled by √n: the "
+                           "mean's variance no longer decays", {"scale_power": 0.5}),)),
     _claim("demo.wrong_exponent", "matches", average_noise,
            Law(-0.5, r"n^{-1/2}", "a deliberately wrong exponent"), 0.1,
            statement=r"\mathbb{E}\|\bar\xi_n\|^2 \propto n^{-1/2}", expected="violated",
            reason="synthetic: the variance of a mean of n i.i.d. vectors is d/n, so the "
-                  "exponent is −1, not −1/2"),
+                  "exponent is −1, not −1/2",
+           mutants=(Mutant("noise_scaled_n_quarter", "noises scaled by n^{1/4}: the variance "
+                           "is then d/√n, the stated law", {"scale_power": 0.25}),)),
     _claim("demo.variance_contrast", "contrast", shared_noise, INV_N, 0.1,
            statement=r"averaged independent estimates decay as 1/n, a shared one does not"),
     _claim("demo.geometric_bias", "geometric", geometric_bias,
            Law(float(np.log(0.8)), r"0.8^N", "log of the ratio 0.8"), 0.02, variable="N",
            quantity="bias", scale="semilog",
            grid=_budgets(range(0, 41, 5), range(0, 61, 5), range(0, 81, 5)),
-           statement=r"\Delta_N \propto 0.8^N"),
+           statement=r"\Delta_N \propto 0.8^N",
+           mutants=(Mutant("ratio_09", "the bias contracts by 0.9 per step", {"ratio": 0.9}),)),
     _claim("demo.stationarity_at_most", "at_most", decaying_stationarity,
            Law(-0.5, r"O(K^{-1/2})", "leading exponent in K"), 0.1, variable="K",
            quantity=r"\|\nabla\Phi\|^2", grid=_budgets([10, 30, 100, 300, 1000],
                                                        [10, 30, 100, 300, 1000, 3000],
                                                        [10, 30, 100, 300, 1000, 3000, 10000]),
-           statement=r"\min_k \|\nabla\Phi(x_k)\|^2 = O(K^{-1/2})"),
+           statement=r"\min_k \|\nabla\Phi(x_k)\|^2 = O(K^{-1/2})",
+           mutants=(Mutant("slower_decay", "the measure decays as K^{-0.3}", {"power": 0.3}),)),
     _claim("demo.variance_bounded", "bounded_by", bounded_variance,
            Law(float("nan"), r"2d/n", "explicit bound"), 0.0,
-           statement=r"\mathbb{E}\|\bar\xi_n\|^2 \le 2d/n"),
+           statement=r"\mathbb{E}\|\bar\xi_n\|^2 \le 2d/n",
+           mutants=(Mutant("half_constant", "the bound's constant halved (d/(2n) < d/n)",
+                           {"constant": 0.5}),)),
     _claim("demo.rounds_exact", "exact", count_rounds,
            Law(float("nan"), r"2T + N + 3", "counted per epoch"), 0.0, variable="N",
            quantity="rounds per epoch", grid=_budgets([1, 2, 5, 10], [1, 2, 5, 10, 20],
                                                       [1, 2, 5, 10, 20, 50]),
-           scale="linear", statement=r"\text{rounds per epoch} = 2T + N + 3"),
+           scale="linear", statement=r"\text{rounds per epoch} = 2T + N + 3",
+           mutants=(Mutant("extra_round", "one extra round per inner step", {"extra": 1}),)),
     _claim("demo.diverging", "matches", diverging, INV_N, 0.1,
            statement=r"\mathbb{E}\|\bar\xi_n\|^2 \propto n^{-1}", expected="inconclusive",
            reason="synthetic: a quarter of the runs diverge (NaN) for n ≥ 32, so no slope may "
