@@ -102,6 +102,16 @@ class Context:
         """Record that a client holds vectors of these dimensions at once (float64 bytes)."""
         self.state_bytes = max(self.state_bytes, 8.0 * sum(dims))
 
+    def keep(self, *client_arrays: Any, axis: int = 1) -> None:
+        """Register the arrays each client keeps at once (each ``(R, n, …)``, clients on
+        ``axis``): ``state_bytes`` is the running maximum of their per-client size, computed
+        from the arrays' actual shapes and dtypes (not declared by hand)."""
+        total = 0
+        for a in client_arrays:
+            per_client = int(np.prod(a.shape)) // max(1, a.shape[0] * a.shape[axis])
+            total += per_client * a.dtype.itemsize
+        self.state_bytes = max(self.state_bytes, float(total))
+
     def record(self, name: str, value: Any) -> None:
         """Keep an algorithm-specific per-round array (host copy) in ``trace.extras``."""
         self.extras.setdefault(name, []).append(self.oracle.backend.to_numpy(value))

@@ -1,15 +1,17 @@
-"""MemFBO — Yang, Xiao, Ma, Ji (AAAI 2025), seed ``002_b6f11017dbb055c6.txt`` (PAPERS.md §3).
+"""MemFBO — Yang, Xiao, Ma & Ji, "First-Order Federated Bilevel Learning", AAAI 2025
+(readings: ``docs/papers/memfbo.md``, ids ``MEMFBO-R*`` / ``MEMFBO-I*``).
 
 Problem:
     ``min_x Φ(x) = F(x, y*(x))``, ``y*(x) = argmin_y G(x, y)``, ``F = (1/n)Σf_i``,
     ``G = (1/n)Σg_i``, through the penalty (Lagrangian) reformulation
     ``min_{x,y} max_z L(x, y, z) = F(x, y) + λ(G(x, y) − G(x, z))``; its value function
     ``L*_λ(x) = min_y max_z L`` has ``∇L*_λ(x) = ∇ₓf(x, y_λ) + λ(∇ₓg(x, y_λ) − ∇ₓg(x, y*))``
-    with ``y_λ(x) = argmin_y F + λG`` (:func:`penalty_gradient`, exact on a quadratic).
+    with ``y_λ(x) = argmin_y F + λG`` (MEMFBO-R2; :func:`penalty_gradient`, exact on a
+    quadratic).
 
 Algorithm (Alg. 1, eqs. 6–9), one communication round per iteration ``t``:
-    sample ``C_t`` of ``P`` clients **without replacement**; each ``i ∈ C_t`` starts from
-    ``(x^t, y^t, z^t)`` and runs ``τ`` simultaneous first-order local steps
+    the server broadcasts ``(x^t, y^t, z^t)``; ``C_t`` of ``P`` clients is sampled **without
+    replacement**; each ``i ∈ C_t`` runs ``τ`` simultaneous first-order local steps
 
     * ``z ← z − η_z ∇_y g_i(x, z; ζ)``,
     * ``y ← y − η_y (∇_y f_i(x, y; ψ) + λ∇_y g_i(x, y; ψ))``,
@@ -17,40 +19,26 @@ Algorithm (Alg. 1, eqs. 6–9), one communication round per iteration ``t``:
       ``ξ`` in both ``g_i`` terms (the stochastic Lagrangian ``L_i(x, y, z; ξ)``, via
       ``oracle.pair``),
 
-    keeps the normalized sums ``h_{·,i} = (1/τ) Σ_k`` of these gradients and uploads the
-    three vectors; the server averages them over ``C_t`` and steps
+    keeps the normalized sums ``h_{·,i} = (1/τ) Σ_k`` of these directions (MEMFBO-I1) and
+    uploads the three vectors; the server averages them over ``C_t`` and steps
     ``z⁺ = z − γ_z h_z``, ``y⁺ = y − γ_y h_y``, ``x⁺ = x − γ_x h_x``.  No Hessian- or
     Jacobian-vector product anywhere; 6 gradient evaluations per local step per client.
+    The step sizes are named as in MEMFBO-R1.
 
-Theoretical guarantee (upper bounds; the appendix is unavailable, PAPERS.md §3):
-    [TEXT] ``‖∇L*_λ − ∇Φ‖ = O(1/λ)``, so any method that finds a stationary point of
+Theoretical guarantee (upper bounds; the appendix is unavailable):
+    ``‖∇L*_λ − ∇Φ‖ = O(1/λ)`` (§3.2 / §4), so any method that finds a stationary point of
     ``L*_λ`` stops at ``‖∇Φ‖² = O(1/λ²)`` (here: the exact fixed point
-    :func:`penalty_stationary_point`).  Thm. 5.11 / Cor. 5.12: rounds
-    ``T = O(P^{−1}ε^{−3.5})`` under partial participation, ``O(ε^{−1.5})`` under full
-    participation (with ``τ = O(P^{−1}T^{4/3})``), linear speedup in ``P``.
-    [INFERRED] rates (PAPERS.md): ``O((PT)^{−2/7})`` partial with ``λ = Θ((PT)^{1/7})``,
-    ``O((PτT)^{−2/7} + T^{−2/3})`` full with ``λ = Θ(T^{1/3})``: :func:`inferred_penalty`.
+    :func:`penalty_stationary_point`).  Cor. 5.12: rounds ``T = O(P^{−1}ε^{−3.5})`` under
+    partial participation, ``O(ε^{−1.5})`` under full participation (with
+    ``τ = O(P^{−1}T^{4/3})``), linear speedup in ``P`` (MEMFBO-R3).  Rates reconstructed in
+    MEMFBO-I3 (``O((PT)^{−2/7})`` partial with ``λ = Θ((PT)^{1/7})``,
+    ``O((PτT)^{−2/7} + T^{−2/3})`` full with ``λ = Θ(T^{1/3})``: :func:`inferred_penalty`,
+    MEMFBO-I4).  Prop. 5.8 bounds the client drift ``Δ_y^t``; every round records
+    ``Δ_x^t, Δ_y^t, Δ_z^t`` (``trace.extras["drift_x"|"drift_y"|"drift_z"]``).
 
-Ambiguities resolved:
-    * [INFERRED] eq. (7)'s aggregation is normalized, ``h = (1/τ)Σ_k`` (the text says
-      "normalized aggregations"; the sum symbol's factor is lost in the extraction).
-    * [NOTE] "η_x, η_y, η_x" is read as ``η_z, η_y, η_x``.
-    * [INFERRED] step sizes (eqs. 47/48 are unavailable): ``γ_y = 1/(ℓ_{f,1} + λℓ_{g,1})``
-      (``O(1/λ)``: the ``y`` problem has curvature ``S + λA``), ``γ_z = 1/ℓ_{g,1}`` (the ``z``
-      step uses ``∇_y g`` without the factor ``λ``; on ``λ∇_y g`` this is the ``O(1/λ)`` of
-      PAPERS.md), ``γ_x = min{1/(2L_Φ), λγ_y/2}`` (a descent step on the ``L_Φ``-smooth
-      ``L*_λ``, and small relative to ``γ_yλ → 1/ℓ_{g,1}`` so that ``x`` moves slower than
-      ``y`` tracks ``y_λ(x)``; it does not shrink as ``λ`` grows), and local steps
-      ``η = γ/τ`` (the ``τ`` local steps then add up to one server step: the server update is
-      the average of the clients' last local iterates).
-    * ``y_λ(x)`` is ``argmin_y F(x, y) + λG(x, y)`` (independent of ``z``; PAPERS.md [NOTE]).
-
-Measured consequences of these defaults (``verify/claims/memfbo.py``):
-    * a constant ``γ_x`` gives no decaying rate under noise (the noise floor grows with λ): the
-      rate claims use the [INFERRED] ``γ_x = min{γ_x, (Pτ/(λT))^{1/2}}`` instead;
-    * with ``η = γ/τ`` on heterogeneous clients the client-drift floor does not shrink with
-      ``τ`` or ``λ`` (claim ``memfbo.client_drift_vs_tau``, expected violated: Prop. 5.8 as
-      extracted, ``O(η²τλ²)``, would need ``ητ → 0``).
+Step sizes (eqs. 47/48 are unavailable; MEMFBO-I2):
+    ``γ_y = 1/(ℓ_{f,1} + λℓ_{g,1})``, ``γ_z = 1/ℓ_{g,1}``, ``γ_x = min{1/(2L_Φ), λγ_y/2}`` and
+    local steps ``η = γ/τ`` (the ``τ`` local steps then add up to one server step).
 
 Args (hyperparameters):
     penalty (λ, default 10), local_steps (τ, default 5), sampled_clients (P, default
@@ -61,11 +49,14 @@ Args (hyperparameters):
 Returns:
     a :class:`~bilevel_theory.trace.Trace`; ``y`` is the ``y`` iterate (it tracks
     ``y_λ(x)``, not ``y*(x)``: ``inner_error`` is ``O(1/λ²)`` at best);
-    ``trace.extras["z"]``: ``(rounds, R, dim_y)`` the ``z`` iterates (they track ``y*(x)``).
-    Per-client memory: ``x, y, z`` and the three accumulators, independent of ``τ``.
+    ``trace.extras["z"]``: ``(rounds, R, dim_y)`` the ``z`` iterates (they track ``y*(x)``);
+    ``trace.extras["drift_v"]``: ``(rounds, R)`` the drift ``Δ_v^t`` of Prop. 5.8, the mean
+    over the participating clients of ``(1/τ)Σ_k ‖v_i^{t,k} − v^t‖²``.
+    Per-client memory (``Ledger.state_bytes``): measured from the arrays a client keeps
+    across its local steps (:meth:`MemFBO.client_buffers`: ``x, y, z`` and the three sums).
 
 Example:
-    >>> from problems import QuadraticBilevel
+    >>> from bilevel_theory.problems import QuadraticBilevel
     >>> from bilevel_theory import run
     >>> prob = QuadraticBilevel.random(clients=10, dim_x=3, dim_y=3, kappa=5, seed=0)
     >>> trace = run("memfbo", prob, rounds=300, replicates=2, seed=0, sampled_clients=10)
@@ -108,7 +99,7 @@ def penalty_y(problem, x, lam: float) -> np.ndarray:
 def penalty_gradient(problem, x, lam: float) -> np.ndarray:
     """Exact ``∇L*_λ(x) = ∇ₓf(x, y_λ) + λ(∇ₓg(x, y_λ) − ∇ₓg(x, y*))`` on a quadratic
     (``∇ₓg(x, y) = Gₓₓx + e − Bᵀy``, so the bracket is ``−Bᵀ(y_λ − y*)``); ``x`` may carry
-    batch axes.  ``‖∇L*_λ − ∇Φ‖ = O(1/λ)`` exactly (slope −1 in ``λ``, MemFBO [TEXT])."""
+    batch axes.  ``‖∇L*_λ − ∇Φ‖ = O(1/λ)`` exactly (slope −1 in ``λ``; Yang et al., AAAI 2025, §4)."""
     h = problem.host
     x = np.asarray(x, dtype=float)
     if x.shape[-1:] != (h.dim_x,):
@@ -133,7 +124,7 @@ def penalty_stationary_point(problem, lam: float) -> tuple[np.ndarray, float]:
 
 def inferred_penalty(rounds: int, sampled_clients: int, full_participation: bool,
                      c_lam: float = 1.0) -> float:
-    """[INFERRED] (PAPERS.md §3) penalty balancing the rate: ``λ = c·(PT)^{1/7}`` (partial) or
+    """MEMFBO-I4: the penalty balancing the rate: ``λ = c·(PT)^{1/7}`` (partial) or
     ``λ = c·T^{1/3}`` (full participation)."""
     if full_participation:
         return c_lam * rounds ** (1 / 3)
@@ -148,8 +139,11 @@ def _gamma_y(c, lam):
 
 
 class MemFBO(Algorithm):
-    """MemFBO: single-loop, first-order penalty method with τ local steps and partial
-    participation without replacement (see module docstring)."""
+    """MemFBO (Yang, Xiao, Ma & Ji, AAAI 2025, Alg. 1): single-loop, first-order penalty method
+    with τ local steps and partial participation without replacement (module docstring).
+
+    The round is split into small methods (:meth:`local_gradients`, :meth:`client_buffers`,
+    :meth:`upload`) so that a variant changes one of them."""
 
     name = "memfbo"
     sampling_replace = False
@@ -197,32 +191,58 @@ class MemFBO(Algorithm):
             s["z"] = ctx.xp.broadcast_to(ctx.xp.asarray(z0), s["y"].shape) * 1.0
         return s
 
+    # ------------------------------------------------------------ the pieces of one round
+    def local_gradients(self, ctx: Context, idx, x, y, z):
+        """Eq. (6)'s three stochastic first-order directions at ``(x_i^{t,k}, y_i^{t,k},
+        z_i^{t,k})``: ``∇_y g_i(x, z; ζ)``, ``∇_y L_i(x, y, z; ψ)`` and ``∇ₓL_i(x, y, z; ξ)``
+        (one ``ξ`` for both ``g_i`` terms, :meth:`Oracle.pair`)."""
+        o, lam = ctx.oracle, self.hp["penalty"]
+        dz = o.grad_y_g(idx, x, z)                                        # ζ
+        dy = o.grad_y_f(idx, x, y) + lam * o.grad_y_g(idx, x, y)          # ψ
+        gxy, gxz = o.pair("grad_x_g", idx, x, y, x, z)                    # ξ (same sample)
+        dx = o.grad_x_f(idx, x, y) + lam * (gxy - gxz)
+        return dx, dy, dz
+
+    def client_buffers(self, k: int, iterates: tuple, sums: tuple, directions: tuple) -> tuple:
+        """The arrays a client keeps across its local steps (registered with
+        :meth:`Context.keep`, which measures them): the local iterates and the running sums of
+        eq. (7) (MEMFBO-I1); the directions of step ``k`` are consumed at once."""
+        return (*iterates, *sums)
+
+    def upload(self, ctx: Context, hx, hy, hz):
+        """Eqs. (7)–(8): the participating clients send ``h_{·,i}``; the server averages them
+        (one round, three uplink vectors per client: :meth:`Context.aggregate`)."""
+        return ctx.aggregate(hx, hy, hz, axis=1)
+
     def step(self, ctx: Context, state, k: int):
         hp, xp, o = self.hp, ctx.xp, ctx.oracle
-        lam, tau = hp["penalty"], hp["local_steps"]
+        tau = hp["local_steps"]
         eta = {v: as_schedule(f"eta_{v}", hp[f"eta_{v}"])(k) for v in ("x", "y", "z")}
         gamma = {v: as_schedule(f"gamma_{v}", hp[f"gamma_{v}"])(k) for v in ("x", "y", "z")}
         idx = o.sample_clients(ctx.replicates, hp["sampled_clients"], replace=False)
+        ctx.broadcast(state["x"], state["y"], state["z"])
         shape = idx.shape
-        x = xp.broadcast_to(state["x"][:, None, :], shape + (self.problem.dim_x,)) * 1.0
-        y = xp.broadcast_to(state["y"][:, None, :], shape + (self.problem.dim_y,)) * 1.0
-        z = xp.broadcast_to(state["z"][:, None, :], shape + (self.problem.dim_y,)) * 1.0
+        start = {v: xp.broadcast_to(state[v][:, None, :], shape + state[v].shape[-1:])
+                 for v in ("x", "y", "z")}
+        x, y, z = (start[v] * 1.0 for v in ("x", "y", "z"))
         hx, hy, hz = xp.zeros_like(x), xp.zeros_like(y), xp.zeros_like(z)
-        for _ in range(tau):
-            dz = o.grad_y_g(idx, x, z)                                        # ζ
-            dy = o.grad_y_f(idx, x, y) + lam * o.grad_y_g(idx, x, y)          # ψ
-            gxy, gxz = o.pair("grad_x_g", idx, x, y, x, z)                    # ξ (same sample)
-            dx = o.grad_x_f(idx, x, y) + lam * (gxy - gxz)
+        drift = {v: xp.zeros(shape) for v in ("x", "y", "z")}
+        for j in range(tau):
+            # client drift of Prop. 5.8: Σ_k ‖v_i^{t,k} − v^t‖² (k = 0 adds 0)
+            for v, cur in (("x", x), ("y", y), ("z", z)):
+                drift[v] = drift[v] + xp.sum((cur - start[v]) ** 2, axis=-1)
+            dx, dy, dz = self.local_gradients(ctx, idx, x, y, z)
             hx, hy, hz = hx + dx, hy + dy, hz + dz
             x, y, z = x - eta["x"] * dx, y - eta["y"] * dy, z - eta["z"] * dz
-        ctx.communicate(rounds=1, up=3, down=3)
-        dx_, dy_ = self.problem.dim_x, self.problem.dim_y
-        ctx.hold(dx_, dy_, dy_, dx_, dy_, dy_)  # local x, y, z + the three accumulators
-        new_z = state["z"] - gamma["z"] * hz.mean(axis=1) / tau
+            ctx.keep(*self.client_buffers(j, (x, y, z), (hx, hy, hz), (dx, dy, dz)))
+        for v in ("x", "y", "z"):
+            # Δ_v^t = (1/|C_t|) Σ_{i∈C_t} (1/τ) Σ_k ‖v_i^{t,k} − v^t‖² (the participants'
+            # mean: under full participation the (1/n)Σ_i of Prop. 5.8's definition)
+            ctx.record(f"drift_{v}", xp.mean(drift[v], axis=1) / tau)
+        mx, my, mz = self.upload(ctx, hx / tau, hy / tau, hz / tau)
+        new_z = state["z"] - gamma["z"] * mz
         ctx.record("z", new_z)
-        return dict(x=state["x"] - gamma["x"] * hx.mean(axis=1) / tau,
-                    y=state["y"] - gamma["y"] * hy.mean(axis=1) / tau,
-                    z=new_z)
+        return dict(x=state["x"] - gamma["x"] * mx, y=state["y"] - gamma["y"] * my, z=new_z)
 
 
 REGISTERED = (MemFBO,)
