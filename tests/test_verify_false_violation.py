@@ -43,3 +43,39 @@ def test_script(capsys):
     assert code == 0 and "violated rate" in out and "20 seeds" in out
     assert main(["--seeds", "5", "--claim", "demo.nope", "--catalogue", CATALOGUE]) == 2
     assert "close matches" in capsys.readouterr().err
+
+
+def _demo(cid):
+    return next(c for c in DEMO_CLAIMS if c.id == cid)
+
+
+def test_calibrate_power_from_one_run_per_seed():
+    """``calibrate`` judges the same measurements against the true law and against wrong
+    laws: a shifted exponent (matches) and a bound multiplied by a factor < 1 (bounded_by)."""
+    from bilevel_theory.verify.false_violation import calibrate
+
+    r = calibrate(TRUE, deltas=(0.4, -0.4, 0.0), seeds=20, budget="smoke")
+    assert r["seeds"] == 20 and sum(r["verdicts"].values()) == 20
+    power = {p["delta"]: p["rate"] for p in r["power"]}
+    assert power[0.4] == 1.0 and power[-0.4] == 1.0
+    assert power[0.0] == r["violated_rate"] <= 0.1  # δ = 0 is the claim itself
+    b = calibrate(_demo("demo.variance_bounded"), deltas=(1.0, 0.2), seeds=20)
+    bp = {p["delta"]: p["rate"] for p in b["power"]}
+    assert bp[1.0] == b["violated_rate"] == 0.0  # true mean d/n, bound 2d/n
+    assert bp[0.2] == 1.0  # bound 0.4d/n < d/n: always caught
+    lo, hi = b["violated_rate_ci95"]
+    assert lo == 0.0 and 0.1 < hi < 0.2  # Clopper–Pearson upper limit for 0/20
+
+
+def test_calibration_table(tmp_path):
+    from bilevel_theory.verify.false_violation import main as fv_main
+
+    out = tmp_path / "calibration.md"
+    code = fv_main(["--catalogue", CATALOGUE, "--seeds", "5", "--calibrate",
+                    "demo.variance_vs_n=0.3", "--calibrate", "demo.variance_bounded=0.3",
+                    "--table", str(out)])
+    text = out.read_text()
+    assert code == 0 and "`demo.variance_vs_n` | matches | 5" in text
+    assert "× 0.3" in text and "δ = +0.3" in text and "--table" in text
+    assert fv_main(["--catalogue", CATALOGUE, "--seeds", "5", "--calibrate",
+                    "demo.rounds_exact=1"]) == 2  # exact counts have no wrong-law perturbation
