@@ -1,0 +1,18 @@
+"""The example plug-in's own tests: it is found through its entry points and its claims and
+mutants give their verdicts."""
+
+from bilevel_theory import ALGORITHMS
+from bilevel_theory.verify import CLAIMS, check
+
+
+def test_the_algorithm_and_claims_are_registered():
+    assert "toy_fullgrad" in ALGORITHMS
+    assert {"toy.neumann_bias_vs_N", "toy.rounds_per_iteration"} <= set(CLAIMS)
+
+
+def test_claims_hold_and_catch_their_mutants():
+    for cid in ("toy.neumann_bias_vs_N", "toy.rounds_per_iteration"):
+        claim = CLAIMS[cid]
+        assert check(claim).verdict == "holds"
+        for mutated in claim.mutated():
+            assert check(mutated).verdict == "violated", mutated.id
