@@ -65,22 +65,29 @@ class Context:
         self.uplink += up
         self.downlink += down
 
-    def broadcast(self, *arrays: Any, active: Any = None) -> None:
+    def broadcast(self, *arrays: Any, active: Any = None, vectors: Any = None) -> None:
         """The server sends ``arrays`` (server-side, shape ``(R, d)``) to the participating
         clients: one downlink vector per array.  ``active`` (``(R,)`` bool): the replicates
         in which this broadcast happens (vectorized runs whose schedules differ per replicate);
-        the ledger counts the mean over replicates."""
+        the ledger counts the mean over replicates.  ``vectors`` (``(R, n)``, optional): how
+        many vectors each client receives per array when the arrays hold several per client
+        (e.g. one per estimator chain it serves); the downlink then adds their mean."""
+        if vectors is not None:
+            self.downlink += len(arrays) * float(self.xp.mean(vectors * 1.0))
+            return
         self.downlink += len(arrays) * self._fraction(active)
 
     def aggregate(self, *client_arrays: Any, axis: int = 1, active: Any = None,
-                  weights: Any = None) -> Any:
+                  weights: Any = None, vectors: Any = None) -> Any:
         """Clients send ``client_arrays`` (each ``(R, n, …)``, clients on ``axis``) and the
         server averages them over the clients: **one** communication round (a
         synchronisation) and one uplink vector per array per client, counted here and
         nowhere else.  ``weights``: an ``(R, n)`` array of non-negative client weights (e.g.
         a participation mask; the mean is then ``Σ w v / Σ w`` and the uplink counts the
-        mean fraction of clients with ``w > 0``).  Returns the mean (a tuple for several
-        arrays)."""
+        mean fraction of clients with ``w > 0``).  ``vectors`` (``(R, m)``, optional): how
+        many vectors each of the ``m`` clients sends per array when it sends several (e.g. one
+        per estimator chain it serves); the uplink then adds their mean instead of the sending
+        fraction.  Returns the mean (a tuple for several arrays)."""
         xp = self.xp
         frac = self._fraction(active)
         if weights is None:
@@ -90,6 +97,9 @@ class Context:
             means = tuple(_weighted_mean(xp, a, weights, axis) for a in client_arrays)
             sending = float(xp.mean(xp.astype(weights > 0, xp.float64)))
         self.rounds += frac
+        if vectors is not None:
+            self.uplink += len(client_arrays) * float(xp.mean(vectors * 1.0))
+            return means[0] if len(means) == 1 else means
         self.uplink += len(client_arrays) * sending * frac
         return means[0] if len(means) == 1 else means
 
