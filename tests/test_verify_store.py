@@ -107,8 +107,6 @@ def test_incomplete_point_is_not_completed_and_duplicates_resolve(tmp_path):
 
 @pytest.mark.parametrize("damage, what", [
     ("not json{", "line 4 is not valid JSON"),
-    ('{"claim": "c.x"}', "line 4 lacks required keys"),
-    ("[1, 2]", "line 4 is not a JSON object"),
     ("", "line 4 is empty"),
 ])
 def test_corrupt_line_names_path_and_line(tmp_path, damage, what):
@@ -123,6 +121,35 @@ def test_corrupt_line_names_path_and_line(tmp_path, damage, what):
     assert isinstance(err.value, ValueError)
     with pytest.raises(CorruptStore):  # never skipped by any reader
         summarize(tmp_path, claims=[VARIANCE], budget="smoke")
+
+
+@pytest.mark.parametrize("damage, what", [
+    ('{"claim": "c.x"}', "lacks required keys"),
+    ("[1, 2]", "is not a JSON object"),
+    ("WRONG_TYPE", "wrong type in 'point'"),
+    ("WRONG_METRIC", "wrong type in 'metrics'"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ('{"claim": "c.x", "metrics": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+])
+def test_a_line_that_is_no_row_is_reported_with_path_line_and_skipped(tmp_path, damage, what):
+    store = ResultsStore(tmp_path)
+    store.append_point(rows_for(0))
+    store.append_point(rows_for(1))
+    row = rows_for(1)[1]  # the second replicate of point 1, stored again, damaged
+    if damage == "WRONG_TYPE":
+        damage = json.dumps({**row, "point": "abc"})
+    elif damage == "WRONG_METRIC":
+        damage = json.dumps({**row, "metrics": {"value": "abc"}})
+    lines = store.path.read_text().splitlines(keepends=True)
+    lines[4] = damage + "\n"  # line 5: replicate 1 of point 1
+    store.path.write_text("".join(lines))
+    reader = ResultsStore(tmp_path)
+    with pytest.warns(UserWarning, match=rf"{tmp_path}/results.jsonl:5: skipped.*{what}"):
+        assert reader.completed("c.x", "smoke", "h") == {0}  # point 1 is recomputed
+    assert [n for n, _ in reader.skipped] == [5]
+    with pytest.warns(UserWarning, match="results.jsonl:5: skipped"):
+        reader.append_point(rows_for(1))  # what a resume does
+        assert reader.completed("c.x", "smoke", "h") == {0, 1}
 
 
 def test_trailing_partial_line_is_ignored_with_a_warning_and_repaired(tmp_path):

@@ -2,12 +2,21 @@
 
 ``reports.cli`` adds them to the ``bilevel-theory`` group through :func:`make_commands`.
 
-Exit codes (DESIGN §3): ``verify`` exits 0 when every verdict equals its claim's expected
-verdict, 1 otherwise; ``compare`` exits 1 when a verdict differs from the baseline (or a
-baseline claim has no result); any bad input (unknown pattern, with close matches; unknown
-budget or backend; unwritable ``--out``; a missing or invalid baseline; a ``--scheduler``
-that cannot be reached, or dask not installed) prints one line ``error: …`` on stderr and
-exits 2.
+Exit codes (every command):
+
+* 0 — as expected: every verdict equals its claim's expected verdict (``verify``), or every
+  compared verdict equals the baseline's (``compare``);
+* 1 — a verdict differs: from its expected one or a mutant not caught (``verify``), from the
+  baseline or a baseline claim without result (``compare``);
+* 2 — bad input, one line ``error: …`` on stderr: unknown pattern (with close matches),
+  budget or backend; an unusable ``--out``/``--report`` (checked before anything runs; empty,
+  not a directory, not writable), a results directory in use by another ``verify``, a
+  results store that is a symbolic link or not a regular file; a missing, invalid, empty or
+  claim-less baseline; a ``--scheduler`` that cannot be reached or lost, or dask not
+  installed;
+* 3 — internal error: a claim's ``measure`` raised, worker processes kept dying or a Dask
+  cluster kept no worker (the points finished so far are stored), or a bug (traceback);
+* 130 — interrupted (Ctrl-C): the points finished so far are stored; rerun to resume.
 
 ``verify --scheduler tcp://HOST:PORT`` runs the points on an existing Dask cluster instead of
 ``--workers`` local processes (extra ``distributed``); the connection times out after Dask's
@@ -34,7 +43,12 @@ CATALOGUE_ENV = "BILEVEL_THEORY_CATALOGUE"
 
 
 class _Command(click.Command):
-    """A command whose bad input (parse errors included) is one line and exit code 2."""
+    """A command whose bad input (parse errors included) is one line and exit code 2, an
+    internal error exit code 3, an interruption exit code 130 (see the module docstring).
+    Its output directories (parameters ``out`` and ``report``) are checked before it runs."""
+
+    #: parameters naming directories the command writes, with their option names
+    OUTPUT_DIRS = (("out", "--out"), ("report", "--report"))
 
     def make_context(self, info_name, args, parent=None, **extra):
         try:
@@ -43,15 +57,65 @@ class _Command(click.Command):
             _fail(err.format_message())
 
     def invoke(self, ctx):
+        from .runner import MeasureError, WorkersLost  # noqa: PLC0415
+
         try:
+            for name, option in self.OUTPUT_DIRS:
+                if ctx.params.get(name) is not None:
+                    _check_output_dir(ctx.params[name], option)
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            out = ctx.params.get("out")
+            where = f" in {out}" if out else ""
+            click.echo(f"interrupted: the points finished so far are stored{where}; rerun the "
+                       "same command to resume", err=True)
+            sys.exit(130)
         except (ValueError, TypeError, OSError) as err:
             _fail(str(err))
+        except WorkersLost as err:
+            _fail(str(err), code=3)
+        except MeasureError as err:
+            import traceback  # noqa: PLC0415
+
+            if err.__cause__ is not None:
+                traceback.print_exception(err.__cause__, file=sys.stderr)
+            _fail(str(err), code=3)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except Exception as err:  # noqa: BLE001 - a bug: its traceback, then exit code 3
+            import traceback  # noqa: PLC0415
+
+            traceback.print_exc(file=sys.stderr)
+            _fail(f"internal error: {type(err).__name__}: {err}", code=3)
 
 
-def _fail(message: str) -> None:
+def _check_output_dir(value: Any, option: str) -> Path:
+    """An output directory that exists and is writable, or can be created (nothing is
+    created here); ``ValueError``/``OSError`` naming ``option`` otherwise."""
+    import os  # noqa: PLC0415
+
+    if not str(value).strip():
+        raise ValueError(f"`{option}` must name a directory, got {str(value)!r}")
+    path = Path(value)
+    if path.exists() or path.is_symlink():
+        if not path.is_dir():
+            raise ValueError(f"`{option}` {path} is not a directory")
+        probe = path
+    else:
+        probe = path.absolute().parent
+        while not probe.exists():
+            probe = probe.parent
+        if not probe.is_dir():
+            raise ValueError(f"`{option}` {path} cannot be created: {probe} is not a "
+                             "directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise OSError(f"`{option}` {path} is not writable ({probe}: permission denied)")
+    return path
+
+
+def _fail(message: str, code: int = 2) -> None:
     click.echo(f"error: {' '.join(str(message).split())}", err=True)
-    sys.exit(2)
+    sys.exit(code)
 
 
 def _catalogue_option(f):
@@ -161,7 +225,8 @@ def _dry_run(claims: list[Claim], budget: str, out: str, backend: str, seed: int
 
 
 def read_baseline(path: str | Path) -> dict[str, str]:
-    """``id -> expected verdict`` from a baseline JSON file (one-line errors)."""
+    """``id -> expected verdict`` from a baseline JSON file (one-line errors; an empty
+    baseline, which would pass any results, is an error)."""
     from .runner import read_json  # noqa: PLC0415
 
     path = Path(path)
@@ -169,30 +234,51 @@ def read_baseline(path: str | Path) -> dict[str, str]:
     if not isinstance(data, dict):
         raise ValueError(f"baseline {path}: must be a JSON object mapping claim ids to "
                          f"verdicts, got {type(data).__name__}")
-    bad = {k: v for k, v in data.items() if v not in VERDICTS}
+    if not data:
+        raise ValueError(f"baseline {path}: has no claims (an empty baseline would pass any "
+                         "results); regenerate it with python -m bilevel_theory.verify.baseline")
+    blank = [k for k in data if not k.strip()]
+    if blank:
+        raise ValueError(f"baseline {path}: claim ids must not be empty, got {blank[0]!r}")
+    bad = {k: v for k, v in data.items() if not isinstance(v, str) or v not in VERDICTS}
     if bad:
         k = next(iter(bad))
         raise ValueError(f"baseline {path}: verdicts must be one of {VERDICTS}; {k!r} has "
-                         f"{bad[k]!r}")
+                         f"{str(bad[k])[:60]!r}")
     return data
 
 
-def read_summary(results: str | Path) -> list[dict]:
-    """A results directory's summary: ``summary.json``, else rebuilt from the store."""
-    from .runner import SUMMARY, read_json, summarize  # noqa: PLC0415
+def read_summary(results: str | Path, seed: int | None = None) -> list[dict]:
+    """A results directory's summary entries, rebuilt from the rows in its store for the base
+    ``seed`` (default: the seed of its ``run.json``, else the only seed stored); never
+    ``summary.json``, which an interrupted rerun leaves stale.  A mutant's result (folded into
+    its claim's ``power``) is added as an entry of its own, id ``CLAIM@MUTANT``."""
+    from .runner import RUN, read_run, stored_seeds, summarize  # noqa: PLC0415
     from .store import FILENAME  # noqa: PLC0415
 
     results = Path(results)
-    path = results / SUMMARY
-    if path.exists():
-        data = read_json(path)
-        if not isinstance(data, list):
-            raise ValueError(f"{path}: must be a JSON list of claim entries")
-        return data
-    if (results / FILENAME).exists():
-        return summarize(results)
-    raise FileNotFoundError(f"{results}: no {SUMMARY} or {FILENAME} (run `bilevel-theory "
-                            "verify --out DIR` first)")
+    if not results.is_dir():
+        raise FileNotFoundError(f"results directory {results} does not exist")
+    if not (results / FILENAME).exists() and not (results / FILENAME).is_symlink():
+        raise FileNotFoundError(f"{results}: no {FILENAME} (run `bilevel-theory verify --out "
+                                "DIR` first)")
+    if seed is None:
+        seed = read_run(results).get("seed")
+    if seed is None:
+        seeds = stored_seeds(results)
+        if len(seeds) > 1:
+            raise ValueError(f"{results / FILENAME} holds rows of the base seeds "
+                             f"{', '.join(map(str, seeds))} and no {RUN} says which was asked "
+                             "for: pass --seed")
+        seed = seeds[0] if seeds else None
+    entries = []
+    for e in summarize(results, seed=seed):
+        entries.append(e)
+        for p in e.get("power") or ():
+            entries.append({"id": f"{e['id']}@{p['mutant']}", "verdict": p["verdict"],
+                            "expected": p["required"], "reason": p.get("reason", ""),
+                            "status": e.get("status"), "mutant_of": e["id"]})
+    return entries
 
 
 def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> list[click.Command]:
@@ -315,18 +401,28 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
     @click.command("compare", cls=_Command)
     @click.argument("results", type=click.Path(file_okay=False))
     @click.argument("baseline", type=click.Path(dir_okay=False))
-    def compare(results, baseline) -> None:
-        """Compare the verdicts in RESULTS with BASELINE (JSON: claim id -> verdict); exit 1
-        listing every changed verdict."""
+    @click.option("--seed", default=None, type=click.IntRange(min=0),
+                  help="base seed whose rows are compared (default: the seed of the run "
+                       "recorded in RESULTS/run.json, else the only seed stored)")
+    @click.option("--only-present", is_flag=True,
+                  help="compare only the baseline claims that have results in RESULTS (a "
+                       "subset run); a changed verdict still exits 1")
+    def compare(results, baseline, seed, only_present) -> None:
+        """Compare the verdicts in RESULTS (rebuilt from its store) with BASELINE (JSON:
+        claim id -> verdict); exit 1 listing every changed or missing verdict.  Mutants
+        (``CLAIM@MUTANT``) not in the baseline are skipped (``verify`` gates them)."""
         expected = read_baseline(baseline)
-        entries = {e["id"]: e for e in read_summary(results)}
-        changed, missing, new = [], [], []
-        for cid, verdict in expected.items():
-            if cid not in entries:
-                missing.append(cid)
-            elif entries[cid]["verdict"] != verdict:
-                changed.append(cid)
-        new = [cid for cid in entries if cid not in expected]
+        entries = {e["id"]: e for e in read_summary(results, seed)}
+        present = {cid for cid, e in entries.items() if e.get("status") != "missing"}
+        compared = [cid for cid in expected if not only_present or cid in present]
+        if not compared:
+            raise ValueError(f"no claim of baseline {baseline} has results in {results} "
+                             "(--only-present): nothing to compare")
+        changed = [cid for cid in compared
+                   if cid in present and entries[cid]["verdict"] != expected[cid]]
+        missing = [cid for cid in compared if cid not in present]
+        new = [cid for cid in entries
+               if cid in present and cid not in expected and "@" not in cid]
         for cid in changed:
             e = entries[cid]
             click.echo(f"CHANGED  {cid}: {expected[cid]} -> {e['verdict']} ({e['reason']})")
@@ -334,8 +430,11 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
             click.echo(f"MISSING  {cid}: {expected[cid]} in the baseline, no result")
         for cid in new:
             click.echo(f"NEW      {cid}: {entries[cid]['verdict']} (not in the baseline)")
-        same = len(expected) - len(changed) - len(missing)
-        click.echo(f"{same} of {len(expected)} baseline verdicts unchanged")
+        same = len(compared) - len(changed) - len(missing)
+        skipped = len(expected) - len(compared)
+        click.echo(f"{same} of {len(compared)} baseline verdicts unchanged"
+                   + (f" ({skipped} without results not compared: --only-present)"
+                      if skipped else ""))
         sys.exit(1 if changed or missing else 0)
 
     return [list_claims, show, verify, compare]

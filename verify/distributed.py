@@ -18,7 +18,10 @@ to ``resubmits`` times.  A task whose measure *raised* is retried ``retries`` ti
 then the error is raised in the parent (naming the claim, the point and the seed).  Every
 point is yielded, hence written, exactly once.  A client that loses its scheduler tries to
 reconnect for the connection timeout, then the run ends with a ``ConnectionError`` (the
-points already stored are kept; rerunning resumes).  A cluster without any worker waits.
+points already stored are kept; rerunning resumes).  A cluster that has no worker at all
+(every worker lost, none ever joined) for ``no_workers_timeout`` seconds ends the run with
+:class:`verify.runner.WorkersLost` (default 60 s; environment
+``BILEVEL_THEORY_NO_WORKERS_TIMEOUT``); a worker that joins within that time resumes the run.
 
 dask is imported lazily: without it, asking for a scheduler raises
 :class:`DistributedUnavailable` (a ``ValueError`` and an ``ImportError``) naming the extra.
@@ -28,16 +31,21 @@ The connection timeout is ``timeout`` seconds, by default Dask's
 
 from __future__ import annotations
 
+import os
 import re
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .runner import Executor, Task
+from .runner import Executor, Task, WorkersLost
 
 EXTRA = "pip install 'bilevel-theory[distributed]'"
 POLL_SECONDS = 0.05
+#: how often the cluster's workers are counted while waiting for results
+WORKER_CHECK_SECONDS = 0.5
+NO_WORKERS_ENV = "BILEVEL_THEORY_NO_WORKERS_TIMEOUT"
+NO_WORKERS_TIMEOUT = 60.0
 PROTOCOLS = ("tcp", "tls", "ucx", "ws", "wss", "inproc")
 _ADDRESS = re.compile(r"^(?P<proto>[A-Za-z][A-Za-z0-9+.-]*)://(?P<location>\S+)$")
 _HOST_PORT = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(?P<port>\d{1,5})$")
@@ -84,17 +92,47 @@ def _check_count(name: str, value: Any) -> int:
     return value
 
 
+def _no_workers_timeout(value: float | None) -> float:
+    source = "`no_workers_timeout`"
+    if value is None:
+        text = os.environ.get(NO_WORKERS_ENV, "").strip()
+        if not text:
+            return NO_WORKERS_TIMEOUT
+        source = f"environment variable {NO_WORKERS_ENV}"
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError(f"{source} must be a positive number of seconds, got "
+                             f"{text!r}") from None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ValueError(f"{source} must be a positive number of seconds, got {value!r}")
+    return float(value)
+
+
+def _count_workers(client: Any) -> int | None:
+    """The number of workers the scheduler knows (``None`` when it cannot be asked)."""
+    if client.status != "running":  # reconnecting: nothing to ask
+        return None
+    try:
+        return len(client.nthreads())
+    except Exception:  # noqa: BLE001 - a lost scheduler is reported by the status check
+        return None
+
+
 class DaskExecutor(Executor):
     """Runs tasks on the Dask cluster at ``scheduler`` (an address, or a connected
     ``distributed.Client``, which is then used as is and left open).
 
     ``retries``: Dask's retries of a task whose function raised; ``resubmits``: resubmissions
     of a task lost with its workers (``KilledWorker``) or cancelled by the cluster;
-    ``timeout``: seconds to connect (default: Dask's ``distributed.comm.timeouts.connect``).
+    ``timeout``: seconds to connect (default: Dask's ``distributed.comm.timeouts.connect``);
+    ``no_workers_timeout``: seconds the cluster may have no worker before the run ends
+    (default: environment ``BILEVEL_THEORY_NO_WORKERS_TIMEOUT``, else 60).
     """
 
     def __init__(self, scheduler: Any, *, retries: int = 2, resubmits: int = 2,
-                 timeout: float | None = None) -> None:
+                 timeout: float | None = None, no_workers_timeout: float | None = None
+                 ) -> None:
         distributed = _import_distributed()
         self.retries = _check_count("retries", retries)
         self.resubmits = _check_count("resubmits", resubmits)
@@ -102,6 +140,7 @@ class DaskExecutor(Executor):
                                     or not isinstance(timeout, int | float) or not timeout > 0):
             raise ValueError(f"`timeout` must be a positive number of seconds, got {timeout!r}")
         self.timeout = timeout
+        self.no_workers_timeout = _no_workers_timeout(no_workers_timeout)
         if isinstance(scheduler, distributed.Client):
             self._client: Any = scheduler
             self._own = False
@@ -153,11 +192,28 @@ class DaskExecutor(Executor):
         futures = as_completed([submit(i, 0) for i in range(len(tasks))], loop=client.loop,
                                with_results=True, raise_errors=False)
         written: set[int] = set()
+        next_check, idle_since = 0.0, None  # when the cluster was first seen without workers
         try:
             while pending:
                 if not futures.has_ready():
                     if client.status in ("closing", "closed"):
                         raise lost("lost the connection to")
+                    now = time.monotonic()
+                    if now >= next_check:
+                        next_check = now + WORKER_CHECK_SECONDS
+                        workers = _count_workers(client)
+                        if workers == 0:
+                            idle_since = now if idle_since is None else idle_since
+                        elif workers is not None:
+                            idle_since = None
+                        if idle_since is not None \
+                                and now - idle_since >= self.no_workers_timeout:
+                            raise WorkersLost(
+                                f"the dask cluster at {self.address} has had no worker for "
+                                f"{now - idle_since:.0f} s (every worker lost?) with "
+                                f"{len(pending)} point(s) unfinished; the points finished so "
+                                "far are stored, rerun to resume (wait longer: "
+                                f"{NO_WORKERS_ENV}=SECONDS)")
                     time.sleep(POLL_SECONDS)
                     continue
                 fut, result = next(futures)

@@ -15,7 +15,13 @@ exactly), so a resumed run and an uninterrupted one give identical summaries.
 **Executors.**  Points are ``(claim, point)`` tasks handed to an :class:`Executor`:
 :class:`SerialExecutor` (``workers=1``, in process) or :class:`ProcessPoolExecutor`
 (``workers>1``, a ``concurrent.futures`` process pool, ``spawn`` context).  The parent process
-is the only writer of the store: each finished point is appended as it arrives.
+is the only writer of the store (and holds its writer lock, see :mod:`verify.store`): each
+finished point is appended as it arrives.  The pool's workers die with the parent and ignore
+Ctrl-C; a worker that dies breaks the pool, which is restarted with the unfinished points (a
+point in flight through more than ``retries`` deaths ends the run with :class:`WorkersLost`).
+An interruption (``KeyboardInterrupt``) stops the workers at once, keeps every stored point
+and marks ``run.json`` ``"status": "interrupted"``; ``summary.json`` is removed when a run
+starts and written when it completes, so it is never stale.
 :func:`make_executor` is the single place where an executor is chosen; with a ``scheduler``
 (``--scheduler tcp://HOST:PORT``) it is :class:`verify.distributed.DaskExecutor`, which submits
 the tasks to an existing Dask cluster (the optional extra ``distributed``, imported lazily).
@@ -24,6 +30,7 @@ the tasks to an existing Dask cluster (the optional extra ``distributed``, impor
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import functools
 import hashlib
 import json
@@ -642,9 +649,10 @@ def check(claim: Claim | str, budget: str = "smoke", seed: int = 0, backend: str
         store = ResultsStore(store)
     store.ensure_writable()
     cfg = config_hash(claim, budget)
-    done = store.completed(claim.id, budget, cfg, seed, backend)
-    _execute(_tasks(claim, budget, seed, backend, catalogue, done), executor,
-             store.append_point, progress, claim.id)
+    with store.writer():
+        done = store.completed(claim.id, budget, cfg, seed, backend)
+        _execute(_tasks(claim, budget, seed, backend, catalogue, done), executor,
+                 store.append_point, progress, claim.id)
     return evaluate(claim, budget, store.points(claim.id, budget, cfg, seed, backend), seed,
                     n_boot)
 
@@ -676,67 +684,110 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
     executor = make_executor(workers, scheduler)
     store = ResultsStore(out)
     store.ensure_writable()
-    meta = {
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "package_version": versions()["bilevel-theory"], "backend": backend, "budget": budget,
-        "seed": seed, "pattern": pattern, "catalogue": catalogue, "workers": int(workers),
-        "mutants": bool(mutants),
-        "scheduler": getattr(executor, "address", None),
-        "claims": [c.id for c in claims], "status": "running",
-        "machine": {"platform": platform.platform(), "processor": platform.machine(),
-                    "cpu_count": os.cpu_count()},
-        "python": platform.python_version(), "numpy": np.__version__, "argv": list(sys.argv),
-    }
-    _write_json(Path(out) / RUN, meta)  # first, so that an interrupted run keeps its catalogue
-    tasks: list[Task] = []
-    for claim in claims:
-        done = store.completed(claim.id, budget, config_hash(claim, budget), seed, backend)
-        tasks += _tasks(claim, budget, seed, backend, catalogue, done)
-    _execute(tasks, executor, store.append_point, progress, "verify")
-    if costs is None:
-        costs = catalogue is None and not pattern
-    if costs:
-        from .costs import measure_costs  # noqa: PLC0415
+    # one writer per results directory (a second run there is refused: StoreInUse)
+    with store.writer():
+        meta = {
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "package_version": versions()["bilevel-theory"], "backend": backend, "budget": budget,
+            "seed": seed, "pattern": pattern, "catalogue": catalogue, "workers": int(workers),
+            "mutants": bool(mutants),
+            "scheduler": getattr(executor, "address", None),
+            "claims": [c.id for c in claims], "status": "running",
+            "machine": {"platform": platform.platform(), "processor": platform.machine(),
+                        "cpu_count": os.cpu_count()},
+            "python": platform.python_version(), "numpy": np.__version__, "argv": list(sys.argv),
+        }
+        _write_json(Path(out) / RUN, meta)  # first, so that an interrupted run keeps its catalogue
+        with contextlib.suppress(FileNotFoundError):  # the summary of an earlier run: stale now
+            (Path(out) / SUMMARY).unlink()
+        tasks: list[Task] = []
+        for claim in claims:
+            done = store.completed(claim.id, budget, config_hash(claim, budget), seed, backend)
+            tasks += _tasks(claim, budget, seed, backend, catalogue, done)
+        try:
+            _execute(tasks, executor, store.append_point, progress, "verify")
+        except KeyboardInterrupt:
+            _write_json(Path(out) / RUN, {**meta, "status": "interrupted"})
+            raise
+        if costs is None:
+            costs = catalogue is None and not pattern
+        if costs:
+            from .costs import measure_costs  # noqa: PLC0415
 
-        measure_costs(out, budget, seed, backend)
-    results = [evaluate(c, budget, store.points(c.id, budget, config_hash(c, budget), seed,
-                                                backend), seed, n_boot)
-               for c in claims]
-    _write_json(Path(out) / SUMMARY, [r.to_dict() for r in attach_power(results)])
-    _write_json(Path(out) / RUN, {**meta, "status": "complete", "points_run": len(tasks),
-                                  "costs": bool(costs),
-                                  "runtime_seconds": time.perf_counter() - started})
-    return results
+            measure_costs(out, budget, seed, backend)
+        results = [evaluate(c, budget, store.points(c.id, budget, config_hash(c, budget), seed,
+                                                    backend), seed, n_boot)
+                   for c in claims]
+        _write_json(Path(out) / SUMMARY, [r.to_dict() for r in attach_power(results)])
+        _write_json(Path(out) / RUN, {**meta, "status": "complete", "points_run": len(tasks),
+                                      "costs": bool(costs),
+                                      "runtime_seconds": time.perf_counter() - started})
+        return results
 
 
 def read_json(path: Path, label: str = "") -> Any:
-    """Parse a JSON file; a missing, unreadable or invalid file is a one-line error naming it
-    (``label`` prefixes the path, e.g. ``"baseline"``)."""
+    """Parse a JSON file; a missing, unreadable, non-regular (a FIFO is never waited on) or
+    invalid file, or one nested too deeply, is a one-line error naming it (``label``
+    prefixes the path, e.g. ``"baseline"``)."""
+    import stat  # noqa: PLC0415
+
     name = f"{label} {path}" if label else str(path)
     try:
-        text = Path(path).read_text()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise FileNotFoundError(f"{name}: no such file") from None
     except OSError as err:
         raise OSError(f"{name}: cannot be read ({err.strerror or err})") from None
     try:
-        return json.loads(text)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{name}: not a regular file")
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            data = fh.read()
+    except OSError as err:
+        raise OSError(f"{name}: cannot be read ({err.strerror or err})") from None
+    finally:
+        os.close(fd)
+    try:
+        return json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{name}: not UTF-8 text ({err.reason})") from None
     except json.JSONDecodeError as err:
         raise ValueError(f"{name}: not valid JSON ({err})") from None
+    except RecursionError:
+        raise ValueError(f"{name}: JSON nested too deeply to be read") from None
 
 
 def _write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically (temporary file, then rename)."""
+    """Write JSON atomically (temporary file, then rename); on any error the temporary file
+    is removed and the ``OSError`` names ``path``."""
+    path = Path(path)
+    text = (json.dumps(_jsonable(data), indent=2, allow_nan=False) + "\n").encode()
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(_jsonable(data), indent=2, allow_nan=False) + "\n")
-    os.replace(tmp, path)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
+                     0o644)
+        try:
+            view = memoryview(text)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException as err:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if isinstance(err, OSError):
+            raise OSError(err.errno, f"cannot write {path}: {err.strerror or err}") from None
+        raise
 
 
-def _latest_run(store: ResultsStore, claim: Claim, budget: str | None
+def _latest_run(store: ResultsStore, claim: Claim, budget: str | None, seed: int | None = None
                 ) -> tuple[Claim, str, str, int | None, str | None]:
     """``(claim as run, budget, config_hash, base_seed, backend)`` of the claim's latest stored
-    run (the claim as run: :meth:`Claim.for_backend` of the run's backend)."""
-    rows = store.rows(claim.id, budget)
+    run of base seed ``seed`` (any seed when ``None``; the claim as run:
+    :meth:`Claim.for_backend` of the run's backend)."""
+    rows = store.rows(claim.id, budget, base_seed=seed)
     for r in reversed(rows):
         b, ran = r["budget"], claim.for_backend(r.get("backend"))
         if b in BUDGETS and r["config_hash"] == config_hash(ran, b):
@@ -745,33 +796,62 @@ def _latest_run(store: ResultsStore, claim: Claim, budget: str | None
     return claim, b, config_hash(claim, b), None, None
 
 
+def read_run(results_dir: str | os.PathLike) -> dict[str, Any]:
+    """``run.json`` of a results directory (``{}`` when absent); one-line errors naming it."""
+    path = Path(results_dir) / RUN
+    if not os.path.lexists(path):
+        return {}
+    info = read_json(path)
+    if not isinstance(info, dict):
+        raise ValueError(f"{path}: must be a JSON object (the run's metadata)")
+    seed = info.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise ValueError(f"{path}: 'seed' must be a non-negative integer, got {seed!r}")
+    for key in ("budget", "catalogue"):
+        if info.get(key) is not None and not isinstance(info[key], str):
+            raise ValueError(f"{path}: {key!r} must be a string, got {info[key]!r}")
+    if not isinstance(info.get("claims") or [], list):
+        raise ValueError(f"{path}: 'claims' must be a list of claim ids")
+    return info
+
+
+def stored_seeds(results_dir: str | os.PathLike) -> list[int]:
+    """The base seeds of the rows in ``results_dir/results.jsonl`` (sorted)."""
+    return sorted({r["base_seed"] for r in ResultsStore(results_dir).rows()
+                   if r.get("base_seed") is not None})
+
+
 def summarize(results_dir: str | os.PathLike, claims: Iterable[Claim | str] | None = None,
               budget: str | None = None, *, catalogue: str | None = None,
-              n_boot: int = N_BOOT) -> list[dict]:
-    """Summary entries rebuilt from ``results_dir/results.jsonl`` alone (no experiment rerun).
+              n_boot: int = N_BOOT, seed: int | None = None) -> list[dict]:
+    """Summary entries rebuilt from ``results_dir/results.jsonl`` alone (no experiment rerun,
+    never ``summary.json``, which an interrupted rerun leaves stale).
 
     ``claims``: claims or ids (default: the catalogue's claims that have rows in the store or
     were selected by the run recorded in ``run.json``, in catalogue order; pass
     ``verify.CLAIMS.values()`` for the whole catalogue).  ``catalogue``: default, the one
-    recorded in ``run.json``, else the papers' catalogue.  ``budget``: default, the budget of ``run.json`` or else
-    each claim's latest stored budget.  For each claim, rows of its current definition (config
-    hash) from its latest stored run (base seed, backend) are used; a claim without rows is
-    ``missing`` (verdict ``inconclusive``, reason ``not run``), one with some points
+    recorded in ``run.json``, else the papers' catalogue.  ``budget``: default, the budget of
+    ``run.json`` or else each claim's latest stored budget.  ``seed``: the base seed whose
+    rows are summarized; default, the seed of ``run.json`` (the run asked for), else each
+    claim's latest stored seed.  For each claim, rows of its current definition (config hash)
+    from its latest stored run of that seed (and its backend) are used; a claim without rows
+    is ``missing`` (verdict ``inconclusive``, reason ``not run``), one with some points
     ``partial`` (fitted on the points there are).
     """
     results_dir = Path(results_dir)
     if not results_dir.is_dir():
         raise FileNotFoundError(f"results directory {results_dir} does not exist")
-    run_info: dict[str, Any] = {}
-    run_path = results_dir / RUN
-    if run_path.exists():
-        run_info = read_json(run_path)
+    run_info = read_run(results_dir)
     if catalogue is None:
         catalogue = run_info.get("catalogue")
     if budget is None:
         budget = run_info.get("budget")
     if budget is not None:
         _check_budget(budget)
+    if seed is None:
+        seed = run_info.get("seed")
+    else:
+        seed = _check_seed(seed)
     store = ResultsStore(results_dir)
     if claims is None:
         stored = {r["claim"] for r in store.rows()}
@@ -782,9 +862,10 @@ def summarize(results_dir: str | os.PathLike, claims: Iterable[Claim | str] | No
         chosen = [_claim_of(c, catalogue) for c in claims]
     out = []
     for claim in chosen:
-        ran, b, cfg, base_seed, backend = _latest_run(store, claim, budget)
+        ran, b, cfg, base_seed, backend = _latest_run(store, claim, budget, seed)
         points = ({} if base_seed is None and backend is None
                   else store.points(claim.id, b, cfg, base_seed, backend))
-        out.append(evaluate(ran, b, points, base_seed if base_seed is not None else 0,
-                            n_boot))
+        if base_seed is None:
+            base_seed = seed if seed is not None else 0
+        out.append(evaluate(ran, b, points, base_seed, n_boot))
     return [r.to_dict() for r in attach_power(out)]

@@ -1,6 +1,6 @@
 """The results store: ``<directory>/results.jsonl``, long format, appended atomically per point.
 
-One JSON object per line and per replicate (DESIGN §9)::
+One JSON object per line and per replicate::
 
     {"claim": id, "budget": "smoke", "point": 3, "value": 64.0, "replicate": 0,
      "replicates": 32, "metrics": {"value": 0.078, ...}, "backend": "numpy",
@@ -12,39 +12,66 @@ the seed passed to ``measure`` for this point (derived from ``base_seed``, the c
 point index), ``seconds`` the wall time of the whole point.  Non-finite metrics are stored as
 the ``NaN``/``Infinity`` tokens of Python's ``json`` module.
 
+**One writer.**  Writing takes an advisory lock on ``<directory>/.writer.lock``
+(``fcntl.flock``, holding the owner's PID): a second process writing to the same directory is
+refused with :class:`StoreInUse` naming the owner's PID.  The kernel releases the lock of a
+process that dies, so the lock of a killed run is stale and simply taken over (where ``flock``
+is unavailable, a lock whose PID is not running is taken over).  Within one process the lock is
+re-entrant (:meth:`ResultsStore.writer` around a whole run, each append inside it).
+
 **Atomicity.**  All rows of a sweep point are encoded first and appended with a single
 ``os.write`` on a descriptor opened with ``O_APPEND``, then ``fsync``-ed: a process killed
-between points leaves only whole points behind.  A point counts as completed only when all its
-replicates ``0 … replicates−1`` are present; when a point is written twice (a rerun after a
-partial write) the last row of each replicate wins.
+between points leaves only whole points behind; a write that fails (a full disk) is rolled
+back to the previous size and reported naming the file.  A point counts as completed only
+when all its replicates ``0 … replicates−1`` are present; when a point is written twice (a
+rerun after a partial write) the last row of each replicate wins.
 
-**Damage.**  A line that is not valid JSON or lacks a required key raises :class:`CorruptStore`
-(a ``ValueError``) naming the file and the line number: damaged results are never skipped
-silently.  One exception, by design: a **last** line without its terminating newline is what a
-write cut short (power loss, full disk) leaves; it is ignored with a warning naming the file,
-its point is then not complete and is recomputed by the next run, and the writer truncates the
-fragment before appending so that the file stays well formed.  The same fragment anywhere else
-cannot happen with whole-point appends and is reported as corruption.
+**Files.**  ``results.jsonl`` must be a regular file: a symbolic link, a FIFO, a directory or a
+device there is refused (:class:`CorruptStore`), never followed, truncated or waited on.
+
+**Damage.**  A line that is not valid JSON raises :class:`CorruptStore` (a ``ValueError``)
+naming the file and the line number: a damaged file is never read past.  A line that is
+valid JSON but not a row (not an object, a required key missing, a field of the wrong type,
+nested too deeply to parse) is skipped with a warning ``path:line``; its point is then not
+complete and is recomputed by the next run (:attr:`ResultsStore.skipped` lists them).  A
+**last** line without its terminating newline is what a write cut short leaves; it is ignored
+with a warning naming the file, its point is recomputed, and the writer truncates the fragment
+before appending so that the file stays well formed.  The same fragment anywhere else cannot
+happen with whole-point appends and is reported as corruption.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import platform
+import stat
+import threading
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: the PID check alone
+    fcntl = None  # type: ignore[assignment]
+
 REQUIRED = ("claim", "budget", "point", "value", "replicate", "metrics", "config_hash")
 FILENAME = "results.jsonl"
+LOCKNAME = ".writer.lock"
 
 
 class CorruptStore(ValueError):
     """A results file that cannot be read (names the path and the line)."""
+
+
+class StoreInUse(OSError):
+    """Another process is writing to the results directory (names it and the owner's PID)."""
 
 
 def versions() -> dict[str, str]:
@@ -58,55 +85,249 @@ def versions() -> dict[str, str]:
     return {"bilevel-theory": pkg, "numpy": np.__version__, "python": platform.python_version()}
 
 
+def check_directory(directory: Any, name: str = "directory") -> Path:
+    """``directory`` as a :class:`Path`; an empty name (which would mean the current
+    directory) is a ``ValueError`` naming ``name``."""
+    if not isinstance(directory, str | os.PathLike):
+        raise TypeError(f"`{name}` must be a path, got {type(directory).__name__}")
+    if not os.fspath(directory).strip():
+        raise ValueError(f"`{name}` must name a directory, got {os.fspath(directory)!r}")
+    return Path(directory)
+
+
+def ensure_writable_directory(directory: str | os.PathLike, what: str = "results") -> Path:
+    """Create ``directory`` (with its parents) and check it accepts files; ``OSError`` naming
+    it otherwise (run before any work, so that a bad directory costs nothing)."""
+    directory = check_directory(directory, what)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / f".write-test-{os.getpid()}"
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        os.close(fd)
+        probe.unlink()
+    except OSError as err:
+        raise OSError(f"cannot write {what} to {directory}: {err.strerror or err}") from None
+    return directory
+
+
+_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+          (stat.S_ISDIR, "a directory"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def _kind(mode: int) -> str:
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+def open_regular(path: Path, flags: int, what: str = "results store") -> int:
+    """``os.open`` that refuses anything but a regular file (a symbolic link is not
+    followed, a FIFO not waited on): :class:`CorruptStore` naming the path."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise CorruptStore(f"{what} {path} is {_kind(st.st_mode)}, not a regular file; "
+                           "refusing to use it (move it away)")
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise CorruptStore(f"{what} {path} is a symbolic link, not a regular file; "
+                               "refusing to follow it (move it away)") from None
+        raise
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise CorruptStore(f"{what} {path} is {_kind(mode)}, not a regular file; refusing "
+                           "to use it (move it away)")
+    return fd
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class _Held:
+    def __init__(self, fd: int, path: Path) -> None:
+        self.fd, self.path, self.depth = fd, path, 1
+
+
+#: the writer locks this process holds, by directory (device, inode): re-entrant per process
+_HELD: dict[tuple[int, int], _Held] = {}
+_GUARD = threading.RLock()
+
+
+def _read_pid(fd: int) -> int | None:
+    try:
+        text = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+        return int(text.split()[0]) if text else None
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def acquire_writer(directory: Path) -> tuple[int, int]:
+    """Take (or re-enter) the writer lock of ``directory``; returns its key for
+    :func:`release_writer`.  :class:`StoreInUse` when another live process holds it."""
+    st = os.stat(directory)
+    key = (st.st_dev, st.st_ino)
+    with _GUARD:
+        held = _HELD.get(key)
+        if held is not None:
+            held.depth += 1
+            return key
+        path = directory / LOCKNAME
+        fd = open_regular(path, os.O_RDWR | os.O_CREAT, "writer lock")
+        try:
+            owner = _read_pid(fd)
+            locked = False
+            if fcntl is not None:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    locked = True
+                except BlockingIOError:
+                    raise StoreInUse(
+                        f"results directory {directory} is in use by another writer "
+                        f"(PID {owner if owner else 'unknown'}, lock {path}): one run per "
+                        "results directory; wait for it to finish or choose another --out"
+                    ) from None
+                except OSError:  # no flock on this file system: the PID check alone
+                    locked = False
+            if not locked and owner and owner != os.getpid() and _pid_alive(owner):
+                raise StoreInUse(f"results directory {directory} is in use by another writer "
+                                 f"(PID {owner}, lock {path}): one run per results "
+                                 "directory; wait for it to finish or choose another --out")
+            # a PID left there is a stale lock (its process died holding it): taken over
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except BaseException:
+            os.close(fd)
+            raise
+        _HELD[key] = _Held(fd, path)
+        return key
+
+
+def release_writer(key: tuple[int, int]) -> None:
+    """Leave the writer lock taken by :func:`acquire_writer` (released at depth 0)."""
+    with _GUARD:
+        held = _HELD.get(key)
+        if held is None:
+            return
+        held.depth -= 1
+        if held.depth > 0:
+            return
+        del _HELD[key]
+        try:
+            os.ftruncate(held.fd, 0)  # no owner: nothing stale left behind
+        except OSError:
+            pass
+        finally:
+            os.close(held.fd)  # releases the flock
+
+
+# a row's optional fields and their types (JSON numbers: int or float, never bool)
+_NUMBER = (int, float)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, _NUMBER) and not isinstance(v, bool)
+
+
+def _is_index(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def row_problem(row: Any) -> str | None:
+    """Why ``row`` (a parsed line) is not a store row, or ``None`` when it is one."""
+    if not isinstance(row, dict):
+        return f"is not a JSON object (got a JSON {type(row).__name__})"
+    missing = [k for k in REQUIRED if k not in row]
+    if missing:
+        return f"lacks required keys {missing}"
+    bad = [k for k in ("claim", "budget", "config_hash") if not isinstance(row[k], str)]
+    bad += [k for k in ("point", "replicate") if not _is_index(row[k])]
+    if not _is_number(row["value"]):
+        bad.append("value")
+    metrics = row["metrics"]
+    if not isinstance(metrics, dict) or not all(
+            isinstance(k, str) and _is_number(v) for k, v in metrics.items()):
+        bad.append("metrics")
+    if "replicates" in row and not (_is_index(row["replicates"]) and row["replicates"] > 0
+                                    and _is_index(row["replicate"])
+                                    and row["replicate"] < row["replicates"]):
+        bad.append("replicates")
+    for k in ("seed", "base_seed"):
+        if row.get(k) is not None and not _is_index(row[k]):
+            bad.append(k)
+    if row.get("backend") is not None and not isinstance(row["backend"], str):
+        bad.append("backend")
+    if row.get("seconds") is not None and not _is_number(row["seconds"]):
+        bad.append("seconds")
+    if row.get("versions") is not None and not isinstance(row["versions"], dict):
+        bad.append("versions")
+    if bad:
+        return "has a wrong type in " + ", ".join(
+            f"{k!r} ({type(row[k]).__name__} {_clip(row[k])})" for k in bad)
+    return None
+
+
+def _clip(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
 class ResultsStore:
     """``results.jsonl`` in ``directory`` (created, with its parents, when missing)."""
 
     def __init__(self, directory: str | os.PathLike) -> None:
-        self.directory = Path(directory)
+        self.directory = check_directory(directory, "results directory")
         if self.directory.exists() and not self.directory.is_dir():
             raise NotADirectoryError(f"results directory {self.directory} is not a directory")
         self.path = self.directory / FILENAME
-        self._cache: tuple[tuple[int, int], list[dict]] | None = None
-        self._repaired = False
+        self._cache: tuple[tuple[int, int, int], list[dict]] | None = None
+        #: ``(line, reason)`` of the lines skipped by the latest read (not store rows)
+        self.skipped: list[tuple[int, str]] = []
 
     # ------------------------------------------------------------------------------- writing
 
     def ensure_writable(self) -> None:
         """Create the directory and check it accepts files (``OSError`` naming it if not)."""
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            probe = self.directory / f".write-test-{os.getpid()}"
-            probe.write_bytes(b"")
-            probe.unlink()
-        except OSError as err:
-            raise OSError(f"cannot write results to {self.directory}: "
-                          f"{err.strerror or err}") from None
+        ensure_writable_directory(self.directory, "results")
 
-    def _repair_tail(self) -> None:
-        """Truncate a trailing fragment (a last line without newline) before appending."""
-        if self._repaired or not self.path.exists():
-            self._repaired = True
-            return
-        size = self.path.stat().st_size
-        if size:
-            with open(self.path, "rb+") as fh:
-                fh.seek(-1, os.SEEK_END)
-                if fh.read(1) != b"\n":
-                    fh.seek(0)
-                    data = fh.read()
-                    keep = data.rfind(b"\n") + 1
-                    line = data.count(b"\n") + 1
-                    warnings.warn(f"{self.path}: removed a partial last line "
-                                  f"(line {line}, {len(data) - keep} bytes, "
-                                  "a write cut short); its point will be recomputed",
-                                  stacklevel=3)
-                    fh.truncate(keep)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-        self._repaired = True
+    @contextlib.contextmanager
+    def writer(self) -> Iterator[ResultsStore]:
+        """Hold the directory's writer lock (re-entrant in this process); a second process
+        writing there is refused with :class:`StoreInUse`."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        key = acquire_writer(self.directory)
+        try:
+            yield self
+        finally:
+            release_writer(key)
+
+    def _repair_tail(self, fd: int, size: int) -> int:
+        """Truncate a trailing fragment (a last line without newline); the new size."""
+        if not size or os.pread(fd, 1, size - 1) == b"\n":
+            return size
+        data = os.pread(fd, size, 0)
+        keep = data.rfind(b"\n") + 1
+        line = data.count(b"\n") + 1
+        warnings.warn(f"{self.path}: removed a partial last line (line {line}, "
+                      f"{size - keep} bytes, a write cut short); its point will be recomputed",
+                      stacklevel=4)
+        os.ftruncate(fd, keep)
+        os.fsync(fd)
+        return keep
 
     def append_point(self, rows: Iterable[Mapping[str, Any]]) -> None:
-        """Append the rows of one sweep point in one ``os.write`` (O_APPEND), then fsync."""
+        """Append the rows of one sweep point in one ``os.write`` (O_APPEND), then fsync,
+        under the writer lock; a failed write is rolled back and names the file."""
         rows = list(rows)
         if not rows:
             raise ValueError("`rows` is empty: a sweep point has at least one replicate")
@@ -118,34 +339,47 @@ class ResultsStore:
             if missing:
                 raise ValueError(f"row lacks required keys {missing}")
         data = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows).encode()
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self._repair_tail()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            written = os.write(fd, data)
-            if written != len(data):  # pragma: no cover - regular files write fully
-                raise OSError(f"{self.path}: short write ({written} of {len(data)} bytes)")
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        with self.writer(), _GUARD:
+            fd = open_regular(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+            try:
+                size = self._repair_tail(fd, os.fstat(fd).st_size)
+                try:
+                    written = os.write(fd, data)
+                    if written != len(data):  # a full disk can cut a write short
+                        raise OSError(errno.ENOSPC, f"short write ({written} of {len(data)} "
+                                                    "bytes)")
+                    os.fsync(fd)
+                except OSError as err:
+                    with contextlib.suppress(OSError):
+                        os.ftruncate(fd, size)  # whole points only, even on a full disk
+                    raise OSError(err.errno, f"cannot append to {self.path}: "
+                                             f"{err.strerror or err}") from None
+            finally:
+                os.close(fd)
 
     # ------------------------------------------------------------------------------- reading
 
     def _read(self) -> list[dict]:
-        if not self.path.exists():
+        try:
+            fd = open_regular(self.path, os.O_RDONLY)
+        except FileNotFoundError:
             return []
-        st = self.path.stat()
-        key = (st.st_size, st.st_mtime_ns)
-        if self._cache is not None and self._cache[0] == key:
-            return self._cache[1]
-        data = self.path.read_bytes()
+        try:
+            st = os.fstat(fd)
+            key = (st.st_ino, st.st_size, st.st_mtime_ns)
+            if self._cache is not None and self._cache[0] == key:
+                return self._cache[1]
+            with os.fdopen(os.dup(fd), "rb") as fh:
+                data = fh.read()
+        finally:
+            os.close(fd)
         lines = data.split(b"\n")
         tail = lines.pop()  # b"" when the file ends with a newline
         if tail:
             warnings.warn(f"{self.path}: ignoring a partial last line (line {len(lines) + 1}, "
                           f"{len(tail)} bytes without a newline: a write cut short); its point "
                           "will be recomputed", stacklevel=3)
-        rows = []
+        rows, skipped = [], []
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 raise CorruptStore(f"{self.path}: line {number} is empty")
@@ -154,16 +388,17 @@ class ResultsStore:
             except (json.JSONDecodeError, UnicodeDecodeError) as err:
                 raise CorruptStore(f"{self.path}: line {number} is not valid JSON ({err})") \
                     from None
-            if not isinstance(row, dict):
-                raise CorruptStore(f"{self.path}: line {number} is not a JSON object")
-            missing = [k for k in REQUIRED if k not in row]
-            if missing:
-                raise CorruptStore(f"{self.path}: line {number} lacks required keys {missing}")
-            if not isinstance(row["metrics"], dict) or not isinstance(row["point"], int) \
-                    or not isinstance(row["replicate"], int):
-                raise CorruptStore(f"{self.path}: line {number} has a malformed "
-                                   "'metrics', 'point' or 'replicate'")
+            except RecursionError:
+                row, problem = None, "is nested too deeply to be a row"
+            else:
+                problem = row_problem(row)
+            if problem is not None:
+                skipped.append((number, problem))
+                warnings.warn(f"{self.path}:{number}: skipped, the line {problem}; its point "
+                              "will be recomputed", stacklevel=3)
+                continue
             rows.append(row)
+        self.skipped = skipped
         self._cache = (key, rows)
         return rows
 
