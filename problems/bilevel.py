@@ -26,28 +26,22 @@ from __future__ import annotations
 import numpy as np
 
 from .families import Dense, EigenScaled, RankOne
+from .knobs import check_knobs, check_memory
 from .quadratic import FederatedQuadratic, dense_or_structured, shared
-from .validation import check_choice, check_int, check_real
+from .validation import check_choice
 
 
 def validate_spec(clients, dim_x, dim_y, kappa, heterogeneity, noise, hessian_noise, seed,
                   storage, radius, **extra) -> dict:
-    """Validate the common knobs of every ``random`` factory; returns them normalized."""
-    spec = dict(
-        clients=check_int("clients", clients, minimum=1),
-        dim_x=check_int("dim_x", dim_x, minimum=1),
-        dim_y=check_int("dim_y", dim_y, minimum=1),
-        kappa=check_real("kappa", kappa, minimum=1.0),
-        heterogeneity=check_real("heterogeneity", heterogeneity, minimum=0.0),
-        noise=check_real("noise", noise, minimum=0.0),
-        hessian_noise=check_real("hessian_noise", noise if hessian_noise is None
-                                 else hessian_noise, minimum=0.0),
-        seed=check_int("seed", seed, minimum=0),
-        storage=check_choice("storage", storage, ("auto", "dense", "structured")),
-        radius=check_real("radius", radius, minimum=0.0, strict_minimum=True),
-    )
-    for name, value in extra.items():
-        spec[name] = check_real(name, value, minimum=0.0)
+    """Validate the common knobs of every ``random`` factory against their declared ranges
+    (:data:`~bilevel_theory.problems.knobs.KNOBS`); returns them normalized (Python numbers,
+    whatever numeric type was passed)."""
+    spec = check_knobs(clients=clients, dim_x=dim_x, dim_y=dim_y, kappa=kappa,
+                       heterogeneity=heterogeneity, noise=noise, seed=seed, radius=radius,
+                       **extra)
+    spec["hessian_noise"] = check_knobs(hessian_noise=noise if hessian_noise is None
+                                        else hessian_noise)["hessian_noise"]
+    spec["storage"] = check_choice("storage", storage, ("auto", "dense", "structured"))
     return spec
 
 
@@ -121,11 +115,10 @@ class QuadraticBilevel(FederatedQuadratic):
         """
         spec = validate_spec(clients, dim_x, dim_y, kappa, heterogeneity, noise, hessian_noise,
                              seed, storage, radius, mu=mu, coupling=coupling, upper_mu=upper_mu)
-        if spec["mu"] <= 0:
-            raise ValueError(f"`mu` must be > 0, got {mu}")
-        m, dx, dy, h = clients, dim_x, dim_y, spec["heterogeneity"]
+        m, dx, dy, h = spec["clients"], spec["dim_x"], spec["dim_y"], spec["heterogeneity"]
         mu = spec["mu"]
         storage = dense_or_structured(spec["storage"], m, dy * (dx + dy))
+        check_memory(m, dy * (dx + dy) if storage == "dense" else 4 * (dx + dy))
         rng = np.random.default_rng(spec["seed"])
         A, B, c = random_lower_level(rng, spec, m, dx, dy, storage)
         G = rng.standard_normal((dx + dy, dx + dy))

@@ -13,6 +13,7 @@ import numpy as np
 
 from .bilevel import validate_spec
 from .families import Dense, RankOne
+from .knobs import check_memory
 from .quadratic import FederatedQuadratic, dense_or_structured, shared
 
 
@@ -35,9 +36,10 @@ class QuadraticCompositional(FederatedQuadratic):
         if spec["kappa"] != 1.0:
             raise ValueError(
                 f"`kappa` must be 1 for a compositional problem (A_i = I), got {kappa}")
-        m, dx, dy, h = clients, dim_x, dim_y, spec["heterogeneity"]
+        m, dx, dy, h = spec["clients"], spec["dim_x"], spec["dim_y"], spec["heterogeneity"]
         rng = np.random.default_rng(spec["seed"])
         storage = dense_or_structured(spec["storage"], m, dy * dx)
+        check_memory(m, dy * dx if storage == "dense" else 4 * (dx + dy))
         J0 = rng.standard_normal((dy, dx)) / np.sqrt(dx)
         if storage == "dense":
             J = Dense(J0 + h * rng.standard_normal((m, dy, dx)) / np.sqrt(dx * dy))

@@ -18,8 +18,8 @@ from .bilevel import (
     validate_spec,
 )
 from .families import EigenScaled, Scaled, Transposed
+from .knobs import check_knobs, check_memory
 from .quadratic import FederatedQuadratic, dense_or_structured, shared
-from .validation import check_int, check_real
 
 
 class QuadraticMinimax(FederatedQuadratic):
@@ -46,11 +46,10 @@ class QuadraticMinimax(FederatedQuadratic):
         """
         spec = validate_spec(clients, dim_x, dim_y, kappa, heterogeneity, noise, hessian_noise,
                              seed, storage, radius, mu=mu, coupling=coupling, reg=reg)
-        if spec["mu"] <= 0:
-            raise ValueError(f"`mu` must be > 0, got {mu}")
-        m, dx, dy, h = clients, dim_x, dim_y, spec["heterogeneity"]
+        m, dx, dy, h = spec["clients"], spec["dim_x"], spec["dim_y"], spec["heterogeneity"]
         mu = spec["mu"]
         storage = dense_or_structured(spec["storage"], m, dy * (dx + dy))
+        check_memory(m, dy * (dx + dy) if storage == "dense" else 4 * (dx + dy))
         rng = np.random.default_rng(spec["seed"])
         A, B, c = random_lower_level(rng, spec, m, dx, dy, storage)
         p = rng.standard_normal(dx) + h * rng.standard_normal((m, dx))
@@ -67,19 +66,15 @@ class QuadraticMinimax(FederatedQuadratic):
 
         ``A_i = t_i I`` with ``t_i ~ U(0, 0.1)``; ``b_i = b_i' − mean_j b_j'`` with
         ``b_i' ~ N(0, spread² I)`` (centred across clients, as the paper states; the official
-        notebook centres over coordinates instead, a [NOTE] in PAPERS.md), ``λ = 10`` (the
+        notebook centres over coordinates instead, reading FEDNEST-R of docs/papers.md), ``λ = 10`` (the
         paper; the notebook uses 0.1).  Then ``x* = 0`` and ``y*(x) = −Āx``.
         """
-        m = check_int("clients", clients, minimum=1)
-        d = check_int("dim", dim, minimum=1)
-        spec = dict(clients=m, dim=d, lam=check_real("lam", lam, minimum=0.0),
-                    spread=check_real("spread", spread, minimum=0.0),
-                    noise=check_real("noise", noise, minimum=0.0),
-                    hessian_noise=check_real("hessian_noise", noise if hessian_noise is None
-                                             else hessian_noise, minimum=0.0),
-                    seed=check_int("seed", seed, minimum=0),
-                    radius=check_real("radius", radius, minimum=0.0, strict_minimum=True),
-                    instance="fednest_4.3")
+        spec = check_knobs(clients=clients, dim=dim, lam=lam, spread=spread, noise=noise,
+                           hessian_noise=noise if hessian_noise is None else hessian_noise,
+                           seed=seed, radius=radius)
+        spec["instance"] = "fednest_4.3"
+        m, d = spec["clients"], spec["dim"]
+        check_memory(m, 4 * d)
         rng = np.random.default_rng(spec["seed"])
         t = rng.uniform(0.0, 0.1, m)
         b = spec["spread"] * rng.standard_normal((m, d))

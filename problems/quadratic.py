@@ -336,7 +336,7 @@ class FederatedQuadratic:
             ell_g2 + ell_g1 * ell_g2 / mu_g)
         ev = np.linalg.eigvalsh(h._closed["H"])
         ev_A = np.linalg.eigvalsh(h._closed["A"])
-        return dict(
+        out = dict(
             mu_g=mu_g, L_yy=L_A, kappa=L_A / mu_g, mu_g_global=float(ev_A[0]),
             L_yy_global=float(ev_A[-1]), ell_g1=ell_g1, kappa_g=ell_g1 / mu_g,
             ell_g2=ell_g2, ell_f0=float(ell_f0), ell_f1=ell_f1, L_y=ell_g1 / mu_g, M_f=float(M_f),
@@ -345,6 +345,10 @@ class FederatedQuadratic:
             sigma_g22=self.hessian_noise ** 2, sigma_g2=self.heterogeneity(),
             radius=self.radius,
         )
+        bad = {k: v for k, v in out.items() if not np.isfinite(v)}
+        if bad:  # the knobs' ranges exclude this: a bug, never a silent inf
+            raise FloatingPointError(f"instance {self.spec}: non-finite constants {bad}")
+        return out
 
     def _gxx_norm(self) -> float:
         return float(np.linalg.norm(np.asarray(self.host.Gxx), 2))

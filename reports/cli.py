@@ -10,22 +10,50 @@ import sys
 
 import click
 
+#: Exit codes of every command.
+EXIT = {"ok": 0, "differs": 1, "bad_input": 2, "internal": 3, "interrupted": 130}
+
 
 class Group(click.Group):
-    """Turns ValueError/TypeError/OSError from any command into one line and exit code 2."""
+    """Every command's failure is one line on stderr: bad input (``ValueError``,
+    ``TypeError``, ``OSError``) exits 2; an unexpected internal error exits 3 with a hint to
+    rerun with ``--debug`` for the traceback; Ctrl-C exits 130 (results so far are kept)."""
 
     def invoke(self, ctx: click.Context):
+        debug = bool(ctx.params.get("debug"))
         try:
             return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            click.echo("interrupted: the results stored so far are kept; rerun the same "
+                       "command to resume", err=True)
+            sys.exit(EXIT["interrupted"])
+        except click.Abort:
+            click.echo("interrupted", err=True)
+            sys.exit(EXIT["interrupted"])
         except (ValueError, TypeError, OSError) as err:
-            click.echo(f"error: {err}", err=True)
-            sys.exit(2)
+            if debug:
+                raise
+            click.echo(f"error: {' '.join(str(err).split())}", err=True)
+            sys.exit(EXIT["bad_input"])
+        except Exception as err:  # noqa: BLE001 - the one place internal errors are reported
+            if debug:
+                raise
+            click.echo(f"internal error: {type(err).__name__}: {' '.join(str(err).split())} "
+                       "(rerun with --debug for the traceback)", err=True)
+            sys.exit(EXIT["internal"])
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="bilevel-theory")
-def main() -> None:
-    """Check the convergence claims of federated bilevel optimization papers."""
+@click.option("--debug", is_flag=True, help="show the traceback of any error")
+def main(debug: bool) -> None:
+    """Check the convergence claims of federated bilevel optimization papers.
+
+    Exit codes: 0 every claim at its expected verdict; 1 a verdict differs (or a mutant was not
+    caught, or `compare` found a changed verdict); 2 bad input or usage; 3 an internal error;
+    130 interrupted (Ctrl-C; results so far are kept)."""
 
 
 def _register() -> None:
