@@ -1,50 +1,40 @@
-"""MemFBO claims: Yang, Xiao, Ma, Ji, "First-Order Federated Bilevel Learning" (AAAI 2025),
-seed ``002_b6f11017dbb055c6.txt`` (PAPERS.md §3; algorithm in ``bilevel_theory/memfbo.py``).
+"""MemFBO claims: Yang, Xiao, Ma & Ji, "First-Order Federated Bilevel Learning", AAAI 2025
+(algorithm in ``bilevel_theory/memfbo.py``; readings ``MEMFBO-R*`` / ``MEMFBO-I*`` in
+``docs/papers/memfbo.md``).
 
-The extraction lost Theorem 5.11's formulas, eqs. (47)/(48) (the step sizes) and the appendix:
-only the penalty gap ``O(1/λ)``, Corollary 5.12's round counts and the memory/first-order
-properties are [TEXT]; every rate is the [INFERRED] reading of PAPERS.md §3 as registered in
-``bilevel_theory.rates`` (``memfbo.rate_partial``, ``memfbo.rate_full_tau_max``,
+The available text lost Theorem 5.11's formulas, eqs. (47)/(48) (the step sizes) and the
+appendix: the penalty gap ``O(1/λ)``, Corollary 5.12's round counts, Prop. 5.8's drift bound and
+the memory/first-order properties are stated; every rate is the reconstruction MEMFBO-I3 as
+registered in ``bilevel_theory.rates`` (``memfbo.rate_partial``, ``memfbo.rate_full_tau_max``,
 ``memfbo.balance_*``).
 
 Instance (every claim): ``QuadraticBilevel.random(clients=16, dim_x=3, dim_y=3, kappa=2,
 heterogeneity=1, noise=1, seed=1, upper_mu=1)`` (dense storage): heterogeneous clients,
 additive gradient noise ``E‖ξ‖² = 1`` on every stochastic gradient (the ``∇ₓg`` pair at ``y``
-and ``z`` shares its sample, as the stochastic Lagrangian ``L_i(x, y, z; ξ)`` prescribes),
-``Φ`` strongly convex (``μ_Φ ≈ 1.6``) so that the transient from ``x⁰ = 0`` is short against
-``T``; ``ℓ_{f,1}/μ_g ≈ 3.8``.  The noise-free copy (same matrices) serves the plateau claim.
+and ``z`` shares its sample), ``Φ`` strongly convex so that the transient from ``x⁰`` is short
+against ``T``.  The noise-free copy (same matrices) serves the plateau and drift claims; the
+drift claims' mutant uses identical clients (``heterogeneity=0``) with the same noise.
 
-Schedules (constants chosen, rates not; every rate exponent below is derived with
-``rates.minimize_rate`` from the [INFERRED] balance bounds, see :data:`LAM_EXP_PARTIAL` …):
+Schedules of the rate claims (constants chosen, rates not; exponents derived with
+``rates.minimize_rate`` from the balance bounds of MEMFBO-I4/I5):
 
-* ``λ = c_λ(PT)^{1/7}`` (partial participation) and ``λ = c_λT^{1/3}`` (full participation),
-  the minimizers of ``memfbo.balance_partial`` / ``memfbo.balance_full`` (with Cor. 5.12's
-  ``τ = c_τT^{4/3}/P``).  ``c_λ = 5``, chosen a priori so that ``λ ≥ 3ℓ_{f,1}/μ_g ≈ 11.4`` at
-  every grid point: the expansion of ``y_λ = (S + λA)⁻¹(…)`` in ``1/λ`` (hence the ``O(1/λ)``
-  gap) is asymptotic only for ``λ ≫ ℓ_{f,1}/μ_g``.
-* ``γ_x = min{γ̄_x(λ), c_γ(Pτ/(λT))^{1/2}}`` with ``c_γ = 1`` and ``γ̄_x`` the toolkit's
-  default (``min{1/(2L_Φ), λγ_y/2}``): [INFERRED] the step that balances ``Δ_λ/(γT)``
-  (``Δ_λ = O(λ)``, which gives the balance's ``λ/T``) against ``γλ²σ²/(Pτ)`` (the ``λ``-amplified
-  variance, Prop. 5.10), producing the balance's ``λ^{3/2}(PτT)^{−1/2}``; derived by
-  ``rates.minimize_rate`` in :data:`GAMMA_X`.  Under full participation with
-  ``τ = c_τT^{4/3}/P`` it is a constant.  ``γ_y, γ_z`` and the local steps ``η = γ/τ`` are the
-  toolkit's [INFERRED] defaults (``bilevel_theory.memfbo``).
-* Partial participation: ``P`` of ``n = 16`` clients without replacement, ``τ = 2``
-  (Cor. 5.12's ``τ = O(1)``).  Full participation: ``P = n = 16``,
-  ``τ = ⌈c_τT^{4/3}/P⌉`` with ``c_τ = 1/4`` (no cap: the grids stop where the cost
-  ``PτT ∝ T^{7/3}`` stays within budget).
+* ``λ = c_λ(PT)^{1/7}`` (partial participation) and ``λ = c_λT^{1/3}`` (full participation)
+  with Cor. 5.12's ``τ = c_τT^{4/3}/P``; ``c_λ = 5`` so that ``λ ≥ 3ℓ_{f,1}/μ_g`` at every grid
+  point (the ``1/λ`` expansion of ``y_λ = (S + λA)⁻¹(…)`` is asymptotic only for
+  ``λ ≫ ℓ_{f,1}/μ_g``).
+* ``γ_x = min{γ̄_x(λ), c_γ(Pτ/(λT))^{1/2}}``, ``c_γ = 1`` (MEMFBO-I5), ``γ_y, γ_z`` and
+  ``η = γ/τ`` the toolkit's defaults (MEMFBO-I2).
+* Partial participation: ``P`` of ``n = 16`` without replacement, ``τ = 2`` (Cor. 5.12's
+  ``τ = O(1)``).  Full participation: ``P = n``, ``τ = ⌈c_τT^{4/3}/P⌉``, ``c_τ = 1/4``.
 
-Finding (``memfbo.client_drift_vs_tau``, expected ``violated``): with the toolkit's [INFERRED]
-local steps ``η = γ/τ`` and heterogeneous clients, the limit point's penalty stationarity
-``‖∇L*_λ‖²`` grows with ``τ`` and saturates (≈ 9e-3 here, for any ``λ``) instead of decaying as
-Prop. 5.8's ``O(η²τλ²)`` drift bound (as extracted) implies; the full-participation rate then has
-a drift floor, far below the grids of ``memfbo.rounds_full_participation``.
+Client drift (Prop. 5.8, MEMFBO-R4): ``Δ_y^t = (1/n)Σ_i(1/τ)Σ_k‖y_i^{t,k} − y^t‖²`` is
+recorded by the algorithm itself (``trace.extras["drift_y"]``) and compared with the
+τ-exponent of Prop. 5.8's bound as stated, at a fixed local step ``η`` and at ``η = γ/τ``; its
+consequence for ``‖∇L*_λ‖²`` (MEMFBO-I6) is a separate claim.
 
-Measured stationarity: the tail average ``(2/T)Σ_{T/2 < t ≤ T}‖∇Φ(x^t)‖²`` (exact ``∇Φ``);
-its expectation upper-bounds the papers' ``min_t E‖∇Φ(x^t)‖²``, so a tail average that decays at
-least as fast as the law implies the law (``at_most``).  The per-replicate ``min_t`` is not used:
-on a single noisy trajectory it is biased low (a path that crosses near ``x*`` on its way to the
-penalty point ``x_λ`` records values below the floor).
+Measured stationarity of the rate claims: the tail average ``(2/T)Σ_{T/2 < t ≤ T}‖∇Φ(x^t)‖²``
+(exact ``∇Φ``); its expectation upper-bounds ``min_t E‖∇Φ(x^t)‖²``, so a tail average that decays
+at least as fast as the law implies the law (``at_most``).
 """
 
 from __future__ import annotations
@@ -54,16 +44,23 @@ import math
 
 import numpy as np
 import sympy as sp
-from bilevel_theory.problems import QuadraticBilevel
 
 from bilevel_theory import rates as R_
 from bilevel_theory import run
-from bilevel_theory.memfbo import penalty_gradient, penalty_stationary_point
+from bilevel_theory.algorithm import run_algorithm
+from bilevel_theory.memfbo import (
+    MemFBO,
+    penalty_gradient,
+    penalty_stationary_point,
+    penalty_y,
+)
+from bilevel_theory.problems import QuadraticBilevel
 
-from ..claim import Claim, Law, per_budget
+from ..claim import Mutant
+from ..kit import PaperClaims, law, ledger_totals, per_budget, per_replicate
 
-PAPER = R_.PAPERS["memfbo"]
-SEED_FILE = R_.SEEDS["memfbo"]
+P_ = PaperClaims("memfbo")
+PAPER = P_.paper.name
 
 N_CLIENTS = 16
 DIM_X = DIM_Y = 3
@@ -78,7 +75,7 @@ T_SPEEDUP = 800       # rounds for the sweep in P (every budget)
 
 # ============================================================================ derived schedules
 def _derive_schedules():
-    """The rate exponents of the schedules, from the [INFERRED] balance bounds (never typed)."""
+    """The rate exponents of the schedules, from the balance bounds (never typed)."""
     T, P, tau = (R_.SYMBOLS[s] for s in ("T", "P", "tau"))
     part = R_.BOUNDS["memfbo.balance_partial"].expr
     lam_p, _ = R_.minimize_rate(part, "lambda", order="T")
@@ -94,34 +91,83 @@ def _derive_schedules():
 LAM_EXP_PARTIAL, LAM_EXP_FULL, GAMMA_X, GAMMA_VALUE = _derive_schedules()
 #: γ_x(λ, P, τ, T) of the balance (``sqrt(Pτ/(λT))``), as a numeric function
 _GAMMA_X = sp.lambdify([R_.SYMBOLS[s] for s in ("lambda", "P", "tau", "T")], GAMMA_X, "math")
-TAU_EXP = 4.0 / 3.0   # Cor. 5.12 [TEXT]: τ = O(P^{−1}T^{4/3})
+TAU_EXP = 4.0 / 3.0   # Cor. 5.12: τ = O(P^{−1}T^{4/3})
 
 
 # ============================================================================ instances
 @functools.lru_cache(maxsize=4)
-def problem(noise: float = SIGMA) -> QuadraticBilevel:
-    """The instance of every claim (module docstring); ``noise=0`` for the exact plateau."""
+def problem(noise: float = SIGMA, heterogeneity: float = 1.0) -> QuadraticBilevel:
+    """The instance of every claim (module docstring); ``noise=0`` for the exact plateau and
+    drift, ``heterogeneity=0`` for identical clients (the drift claims' mutant)."""
     return QuadraticBilevel.random(clients=N_CLIENTS, dim_x=DIM_X, dim_y=DIM_Y, kappa=2.0,
-                                   heterogeneity=1.0, noise=noise, seed=1, upper_mu=1.0,
-                                   storage="dense")
+                                   heterogeneity=heterogeneity, noise=noise, seed=1,
+                                   upper_mu=1.0, storage="dense")
 
 
-def schedule(T: int, P: int, full: bool) -> dict:
-    """λ, τ and γ_x of the [INFERRED] balance at ``T`` rounds and ``P`` sampled clients."""
-    tau = math.ceil(C_TAU * T ** TAU_EXP / P) if full else TAU_PARTIAL
-    lam = C_LAM * (T ** LAM_EXP_FULL if full else (P * T) ** LAM_EXP_PARTIAL)
-    c = problem().constants
+def _gammas(lam: float, prob: QuadraticBilevel | None = None) -> dict:
+    """The toolkit's server steps at ``λ`` on ``prob`` (default: the main instance;
+    MEMFBO-I2)."""
+    c = (prob if prob is not None else problem()).constants
     gamma_y = 1.0 / (c["ell_f1"] + lam * c["ell_g1"])
-    gamma_bar = min(0.5 / c["L_phi"], 0.5 * lam * gamma_y)
-    gamma_x = min(gamma_bar, C_GAMMA * _GAMMA_X(lam, P, tau, T))
+    return dict(gamma_x=min(0.5 / c["L_phi"], 0.5 * lam * gamma_y), gamma_y=gamma_y,
+                gamma_z=1.0 / c["ell_g1"])
+
+
+def schedule(T: int, P: int, full: bool, *, constant_step: bool = False,
+             tau: int | None = None) -> dict:
+    """λ, τ and γ_x of the balance at ``T`` rounds and ``P`` sampled clients.
+    ``constant_step`` (a mutant): ``γ_x = γ̄_x`` instead of the schedule; ``tau``: a fixed
+    number of local steps instead of ``⌈c_τT^{4/3}/P⌉`` (a mutant)."""
+    if tau is None:
+        tau = math.ceil(C_TAU * T ** TAU_EXP / P) if full else TAU_PARTIAL
+    lam = C_LAM * (T ** LAM_EXP_FULL if full else (P * T) ** LAM_EXP_PARTIAL)
+    gamma_bar = _gammas(lam)["gamma_x"]
+    gamma_x = gamma_bar if constant_step else min(gamma_bar,
+                                                  C_GAMMA * _GAMMA_X(lam, P, tau, T))
     return dict(penalty=lam, local_steps=int(tau), sampled_clients=int(P), gamma_x=gamma_x)
 
 
-def _ledger(trace) -> dict:
-    led = trace.ledger.totals()
-    R = trace.replicates
-    return {k: np.full(R, led[k]) for k in ("rounds", "grad_calls", "hvp_calls", "jvp_calls",
-                                            "state_bytes")}
+# ============================================================================ mutant algorithms
+class OneClientUpload(MemFBO):
+    """Mutant: the server applies one participating client's upload instead of the average of
+    eq. (8) (the client updates are not averaged)."""
+
+    def upload(self, ctx, hx, hy, hz):
+        return ctx.aggregate(hx[:, :1], hy[:, :1], hz[:, :1], axis=1)
+
+
+class StoredDirections(MemFBO):
+    """Mutant: eq. (7) evaluated from the τ local directions each client stores (as a weighted
+    local aggregation needs them) instead of running sums: the state grows with τ."""
+
+    def client_buffers(self, k, iterates, sums, directions):
+        if k == 0:
+            self._stored = []
+        self._stored.extend(directions)
+        return (*iterates, *self._stored)
+
+
+class SecondOrderStep(MemFBO):
+    """Mutant: a Hessian-vector product ``∇²_{yy}g_i·∇_yL_i`` inserted in each local step (the
+    kind of product a hypergradient-based method computes)."""
+
+    def local_gradients(self, ctx, idx, x, y, z):
+        dx, dy, dz = super().local_gradients(ctx, idx, x, y, z)
+        ctx.oracle.hvp_yy_g(idx, x, y, dy)
+        return dx, dy, dz
+
+
+MUTANT_ALGORITHMS = {None: MemFBO, "one_client": OneClientUpload,
+                     "stored_directions": StoredDirections, "second_order": SecondOrderStep}
+
+
+def _run(prob, rounds, replicates, seed, backend, mutant=None, **hp):
+    """MemFBO (or the mutant algorithm ``mutant`` of :data:`MUTANT_ALGORITHMS`)."""
+    if mutant not in MUTANT_ALGORITHMS:
+        raise ValueError(f"`mutant` must be one of {sorted(map(str, MUTANT_ALGORITHMS))}, got "
+                         f"{mutant!r}")
+    return run_algorithm(MUTANT_ALGORITHMS[mutant](prob, **hp), rounds, replicates, seed,
+                         backend)
 
 
 def _tail(trace) -> np.ndarray:
@@ -129,58 +175,72 @@ def _tail(trace) -> np.ndarray:
     return trace.stationarity[:, T // 2 + 1:].mean(axis=1)
 
 
-def _rate_run(T, P, full, replicates, seed, backend, pool: int = 1) -> dict:
+def _rate_run(T, P, full, replicates, seed, backend, pool: int = 1, algorithm=None,
+              **sched) -> dict:
     """``replicates`` values, each the mean of ``pool`` independent runs' tail averages (same
     expectation; ``pool > 1`` only evens out the variance of short runs)."""
     T, P = int(T), int(P)
-    sc = schedule(T, P, full)
-    tr = run("memfbo", problem(), rounds=T, replicates=replicates * pool, seed=seed,
-             backend=backend, **sc)
+    sc = schedule(T, P, full, **sched)
+    tr = _run(problem(), T, replicates * pool, seed, backend, algorithm, **sc)
     out = {"value": _tail(tr).reshape(replicates, pool).mean(axis=1),
            "diverged": tr.diverged.reshape(replicates, pool).any(axis=1),
-           **{k: v[:replicates] for k, v in _ledger(tr).items()}}
-    out["penalty"] = np.full(replicates, sc["penalty"])
-    out["local_steps"] = np.full(replicates, float(sc["local_steps"]))
-    out["gamma_x"] = np.full(replicates, sc["gamma_x"])
-    out["penalty_floor"] = np.full(replicates, penalty_stationary_point(problem(),
-                                                                        sc["penalty"])[1])
+           **ledger_totals(tr)}
+    out = {k: v[:replicates] for k, v in out.items()}
+    out["penalty"] = per_replicate(sc["penalty"], replicates)
+    out["local_steps"] = per_replicate(sc["local_steps"], replicates)
+    out["gamma_x"] = per_replicate(sc["gamma_x"], replicates)
+    out["penalty_floor"] = per_replicate(penalty_stationary_point(problem(), sc["penalty"])[1],
+                                         replicates)
     return out
 
 
 # ============================================================================ measures
-def rate_partial_T(T, replicates, seed, backend="numpy"):
+def rate_partial_T(T, replicates, seed, backend="numpy", *, mutant=None):
     """Tail-averaged ``‖∇Φ(x^t)‖²`` after ``T`` rounds, ``P = 4`` of 16 clients, ``τ = 2``,
-    ``λ = c_λ(PT)^{1/7}``, ``γ_x = min{γ̄_x, (Pτ/(λT))^{1/2}}``."""
-    return _rate_run(T, P_PARTIAL, False, replicates, seed, backend)
+    ``λ = c_λ(PT)^{1/7}``, ``γ_x = min{γ̄_x, (Pτ/(λT))^{1/2}}``; ``mutant="constant_step"``:
+    ``γ_x = γ̄_x`` (the step does not follow the schedule)."""
+    if mutant not in (None, "constant_step"):
+        raise ValueError(f"`mutant` must be None or 'constant_step', got {mutant!r}")
+    return _rate_run(T, P_PARTIAL, False, replicates, seed, backend,
+                     constant_step=mutant == "constant_step")
 
 
-def speedup_P(P, replicates, seed, backend="numpy"):
+def speedup_P(P, replicates, seed, backend="numpy", *, mutant=None):
     """As :func:`rate_partial_T` at fixed ``T = 800``, sweeping ``P`` (``λ = c_λ(PT)^{1/7}``
-    and ``γ_x`` follow ``P``)."""
-    return _rate_run(T_SPEEDUP, P, False, replicates, seed, backend)
+    and ``γ_x`` follow ``P``); ``mutant="one_client"``: :class:`OneClientUpload`."""
+    if mutant not in (None, "one_client"):
+        raise ValueError(f"`mutant` must be None or 'one_client', got {mutant!r}")
+    return _rate_run(T_SPEEDUP, P, False, replicates, seed, backend, algorithm=mutant)
 
 
 T_POOL = 256
+TAU_FIXED = 4   # the mutant's τ: Cor. 5.12's ⌈c_τT^{4/3}/P⌉ at the smallest grid point T = 64
 
 
-def rate_full_T(T, replicates, seed, backend="numpy"):
+def rate_full_T(T, replicates, seed, backend="numpy", *, mutant=None):
     """Tail-averaged ``‖∇Φ(x^t)‖²``, full participation ``P = n = 16``, ``λ = c_λT^{1/3}``,
     ``τ = ⌈c_τT^{4/3}/P⌉``, ``γ_x = min{γ̄_x, (Pτ/(λT))^{1/2}}``; each replicate pools
-    ``⌈256/T⌉`` runs (short runs average few independent rounds; a run costs ``∝ T^{7/3}``)."""
+    ``⌈256/T⌉`` runs (a run costs ``∝ T^{7/3}``).  ``mutant="tau_fixed"``: ``τ = 4`` at every
+    ``T`` (τ does not grow as Cor. 5.12 prescribes)."""
+    if mutant not in (None, "tau_fixed"):
+        raise ValueError(f"`mutant` must be None or 'tau_fixed', got {mutant!r}")
     return _rate_run(T, N_CLIENTS, True, replicates, seed, backend,
-                     pool=max(1, math.ceil(T_POOL / int(T))))
+                     pool=max(1, math.ceil(T_POOL / int(T))),
+                     tau=TAU_FIXED if mutant == "tau_fixed" else None)
 
 
 #: the fixed evaluation points of the penalty gap (independent of the runner's seed)
 GAP_POINTS = np.random.default_rng(20250).standard_normal((256, DIM_X)) * 3.0
 
 
-def penalty_gap(lam, replicates, seed, backend="numpy"):
+def penalty_gap(lam, replicates, seed, backend="numpy", *, penalty_power=1.0):
     """``‖∇L*_λ(x) − ∇Φ(x)‖`` in closed form at the first ``replicates`` fixed points ``x``
-    (``N(0, 9I)``, one per replicate)."""
+    (``N(0, 9I)``, one per replicate).  ``penalty_power`` (a mutant): the reformulation built
+    with the multiplier ``λ^{penalty_power}`` instead of ``λ``."""
     p = problem()
     x = GAP_POINTS[:replicates]
-    gap = np.linalg.norm(penalty_gradient(p, x, float(lam)) - p.host.hypergradient(x), axis=-1)
+    lam_used = float(lam) ** float(penalty_power)
+    gap = np.linalg.norm(penalty_gradient(p, x, lam_used) - p.host.hypergradient(x), axis=-1)
     return {"value": gap}
 
 
@@ -204,280 +264,395 @@ def plateau(lam, replicates, seed, backend="numpy"):
         dist.append(((tr.x[0, -1] - x_lam) ** 2).sum())
         div.append(bool(tr.diverged[0]))
     return {"value": np.array(vals), "dist_to_x_lambda": np.array(dist),
-            "penalty_floor": np.full(replicates, floor), "diverged": np.array(div)}
+            "penalty_floor": per_replicate(floor, replicates), "diverged": np.array(div)}
 
 
-DRIFT_LAMBDA = 64.0
-DRIFT_ROUNDS = 200
+DRIFT_LAMBDA = 16.0   # ≥ 3ℓ_{f,1}/μ_g, as the rate claims' λ
+DRIFT_ROUNDS = 80
+#: fixed local steps η_v = γ_v/TAU_REF: τη_y(ℓ_{f,1} + λℓ_{g,1}) = τ/TAU_REF ≤ 1/8 on every
+#: grid (τ ≤ 128): the local iterates stay in the small-step regime that Prop. 5.8 bounds
+TAU_REF = 1024
 
 
-def client_drift(tau, replicates, seed, backend="numpy"):
-    """Penalty stationarity ``‖∇L*_λ(x^T)‖²`` of MemFBO's limit point at ``λ = 64`` with ``τ``
-    local steps (η = γ/τ), exact gradients, full participation, ``T = 200`` rounds (converged:
-    the value is the mean over the last 20 rounds), from ``replicates`` random starts.  With
-    ``τ = 1`` it is 0 to rounding (the fixed point is ``x_λ``); for ``τ > 1`` it is the bias of
-    client drift.  ``‖∇Φ(x^T)‖²`` is kept as a diagnostic."""
-    p = problem(0.0)
-    rng = np.random.default_rng(seed)
-    vals, stat, div = [], [], []
-    for _ in range(replicates):
-        x0 = 2.0 * rng.standard_normal(DIM_X)
-        tr = run("memfbo", p, rounds=DRIFT_ROUNDS, replicates=1, seed=seed, backend=backend,
-                 penalty=DRIFT_LAMBDA, sampled_clients=N_CLIENTS, local_steps=int(tau), x0=x0)
-        tail = tr.x[0, -DRIFT_ROUNDS // 10:]
-        vals.append((penalty_gradient(p, tail, DRIFT_LAMBDA) ** 2).sum(-1).mean())
-        stat.append(tr.stationarity[0, -DRIFT_ROUNDS // 10:].mean())
-        div.append(bool(tr.diverged[0]))
-    return {"value": np.array(vals), "stationarity": np.array(stat),
-            "penalty_floor": np.full(replicates,
-                                     penalty_stationary_point(p, DRIFT_LAMBDA)[1]),
-            "diverged": np.array(div)}
+def _drift_run(tau, replicates, seed, backend, fixed_eta: bool, identical_clients: bool):
+    """MemFBO at ``λ = 16``, ``P = n``, ``τ`` local steps, from the penalty point
+    ``(x_λ, y_λ(x_λ), y*(x_λ))`` (where every global direction vanishes), ``T = 80`` rounds;
+    tail averages over ``t > T/2``."""
+    p = problem(SIGMA if identical_clients else 0.0, 0.0 if identical_clients else 1.0)
+    lam = DRIFT_LAMBDA
+    g = _gammas(lam, p)
+    x_lam, _ = penalty_stationary_point(p, lam)
+    eta = ({f"eta_{v}": g[f"gamma_{v}"] / TAU_REF for v in ("x", "y", "z")} if fixed_eta
+           else {})
+    tr = run("memfbo", p, rounds=DRIFT_ROUNDS, replicates=replicates, seed=seed,
+             backend=backend, penalty=lam, sampled_clients=N_CLIENTS, local_steps=int(tau),
+             x0=x_lam, y0=penalty_y(p, x_lam, lam), z0=p.host.y_star(x_lam), **g, **eta)
+    tail = slice(DRIFT_ROUNDS // 2, None)   # extras[t] is round t's drift, t = 0 … T−1
+    xs = tr.x[:, DRIFT_ROUNDS // 2 + 1:]
+    track = ((tr.y[:, DRIFT_ROUNDS // 2 + 1:] - penalty_y(p, xs, lam)) ** 2).sum(-1)
+    return {
+        "drift_y": tr.extras["drift_y"][tail].mean(axis=0),
+        "drift_x": tr.extras["drift_x"][tail].mean(axis=0),
+        "drift_z": tr.extras["drift_z"][tail].mean(axis=0),
+        "tracking_y": track.mean(axis=1),
+        "penalty_stationarity": (penalty_gradient(p, xs, lam) ** 2).sum(-1).mean(axis=1),
+        "stationarity": tr.stationarity[:, DRIFT_ROUNDS // 2 + 1:].mean(axis=1),
+        "diverged": tr.diverged,
+    }
 
 
-def memory(tau, replicates, seed, backend="numpy"):
-    """Per-client state (bytes, ``Ledger.state_bytes``) of MemFBO with ``τ`` local steps
-    (``P = 4``, 2 rounds), and the prediction: the vectors a client holds (local ``x, y, z``
-    and the three running sums ``h_x, h_y, h_z``) from :data:`MEMORY_BOUND`."""
-    p = problem()
-    tr = run("memfbo", p, rounds=2, replicates=replicates, seed=seed, backend=backend,
-             local_steps=int(tau), sampled_clients=P_PARTIAL)
-    out = _ledger(tr)
+def drift_fixed_eta(tau, replicates, seed, backend="numpy", *, identical_clients=False):
+    """``Δ_y`` (recorded by the algorithm) with the fixed local steps ``η_v = γ_v/1024``."""
+    out = _drift_run(tau, replicates, seed, backend, True, identical_clients)
+    out["value"] = out["drift_y"]
+    return out
+
+
+def drift_local_step_gamma_over_tau(tau, replicates, seed, backend="numpy", *,
+                                    identical_clients=False):
+    """``Δ_y`` (recorded by the algorithm) with the toolkit's local steps ``η = γ/τ``."""
+    out = _drift_run(tau, replicates, seed, backend, False, identical_clients)
+    out["value"] = out["drift_y"]
+    return out
+
+
+def drift_stationarity(tau, replicates, seed, backend="numpy", *, identical_clients=False):
+    """``‖∇L*_λ(x^t)‖²`` tail-averaged, ``η = γ/τ`` (the consequence of the drift)."""
+    out = _drift_run(tau, replicates, seed, backend, False, identical_clients)
+    out["value"] = out["penalty_stationarity"]
+    return out
+
+
+def memory(tau, replicates, seed, backend="numpy", *, mutant=None):
+    """Per-client state (bytes, ``Ledger.state_bytes``: measured by ``Context.keep`` from the
+    arrays a client keeps across its ``τ`` local steps), ``P = 4``, 2 rounds;
+    ``mutant="stored_directions"``: :class:`StoredDirections`."""
+    if mutant not in (None, "stored_directions"):
+        raise ValueError(f"`mutant` must be None or 'stored_directions', got {mutant!r}")
+    tr = _run(problem(), 2, replicates, seed, backend, mutant, local_steps=int(tau),
+              sampled_clients=P_PARTIAL)
+    out = ledger_totals(tr, ("rounds", "grad_calls", "state_bytes"))
     out["value"] = out["state_bytes"].copy()
-    out["predicted"] = np.full(replicates, LAW_MEMORY.value)
     return out
 
 
 SECOND_ORDER_ROUNDS = 3
 
 
-def second_order_calls(tau, replicates, seed, backend="numpy"):
-    """Hessian- plus Jacobian-vector products per round (``P = 4``, ``τ`` local steps,
-    3 rounds), with gradient calls per round as a diagnostic."""
-    tr = run("memfbo", problem(), rounds=SECOND_ORDER_ROUNDS, replicates=replicates, seed=seed,
-             backend=backend, local_steps=int(tau), sampled_clients=P_PARTIAL)
-    out = _ledger(tr)
+def second_order_calls(tau, replicates, seed, backend="numpy", *, mutant=None):
+    """Hessian- plus Jacobian-vector products per round counted by the oracle (``P = 4``,
+    ``τ`` local steps, 3 rounds), with gradient calls per round as a diagnostic;
+    ``mutant="second_order"``: :class:`SecondOrderStep`."""
+    if mutant not in (None, "second_order"):
+        raise ValueError(f"`mutant` must be None or 'second_order', got {mutant!r}")
+    tr = _run(problem(), SECOND_ORDER_ROUNDS, replicates, seed, backend, mutant,
+              local_steps=int(tau), sampled_clients=P_PARTIAL)
+    out = ledger_totals(tr)
     out["value"] = (out["hvp_calls"] + out["jvp_calls"]) / SECOND_ORDER_ROUNDS
     out["grad_calls_per_round"] = out["grad_calls"] / SECOND_ORDER_ROUNDS
     return out
 
 
 # ============================================================================ laws
-def _law(bound, kind, var=None, **kw) -> Law:
-    return Law(*R_.law_for(bound, kind, var, **kw).as_tuple())
-
-
-LAW_GAP = _law("memfbo.penalty_gap", "exponent", "lambda")
+LAW_GAP = law("memfbo.penalty_gap", "exponent", "lambda")
 # the plateau: ‖∇Φ(x_λ)‖² = ‖∇L*_λ(x_λ) − ∇Φ(x_λ)‖² (∇L*_λ(x_λ) = 0): the squared gap
 _GAP = R_.BOUNDS["memfbo.penalty_gap"]
 PLATEAU_BOUND = R_.Bound(
-    "memfbo.penalty_plateau", PAPER, _GAP.source, _GAP.expr ** 2, r"\|\nabla\Phi(x_\lambda)\|^2",
-    "O", dict(_GAP.variables), notes=(*_GAP.notes, "squared at the zero x_λ of ∇L*_λ, where "
-                                     "‖∇Φ(x_λ)‖ = ‖∇L*_λ(x_λ) − ∇Φ(x_λ)‖"))
-LAW_PLATEAU = _law(PLATEAU_BOUND, "exponent", "lambda")
-LAW_PART_T = _law("memfbo.rate_partial", "exponent", "T")
-LAW_PART_P = _law("memfbo.rate_partial", "exponent", "P")
-LAW_FULL_T = _law("memfbo.rate_full_tau_max", "exponent", "T")
-# Prop. 5.8 [TEXT+INFERRED]: Δ_y ≤ O(η_y²τλ²)(M_se + M_cs) + …; at a fixed point of the
-# deterministic full-participation algorithm the descent terms of Prop. 5.7 vanish and
-# ‖∇L*_λ‖² ≲ O(λ²)(Δ_x + Δ_y + Δ_z); with the toolkit's η_y = γ_y/τ this is O(τ^{−1}).
-_eta, _gy, _M = (sp.Symbol(s, positive=True) for s in ("eta_y", "gamma_y", "M_cs"))
-_lam, _tau = R_.SYMBOLS["lambda"], R_.SYMBOLS["tau"]
-DRIFT_BOUND = R_.Bound(
-    "memfbo.prop58_drift", PAPER, f"{SEED_FILE}, Prop. 5.7 + 5.8 [INFERRED]",
-    _lam**2 * _eta**2 * _tau * _lam**2 * _M, r"\|\nabla L^*_\lambda(x^\infty)\|^2", "O",
-    {"tau": "local steps", "lambda": "multiplier λ", "eta_y": "local step"},
-    notes=("Prop. 5.8 as extracted: Δ_y ≤ O(η_y²τλ²)(M_se + M_cs); Prop. 5.7's O(λ²)Δ",)
-).derive("memfbo.prop58_drift_eta", {"eta_y": _gy / _tau},
-         "[INFERRED] η_y = γ_y/τ (bilevel_theory.memfbo)")
-LAW_DRIFT = _law(DRIFT_BOUND, "exponent", "tau")
+    "memfbo.penalty_plateau", PAPER, P_.cite("§4 penalty gap, squared at x_λ"),
+    _GAP.expr ** 2, r"\|\nabla\Phi(x_\lambda)\|^2", "O", dict(_GAP.variables),
+    notes=(*_GAP.notes, "squared at the zero x_λ of ∇L*_λ, where "
+           "‖∇Φ(x_λ)‖ = ‖∇L*_λ(x_λ) − ∇Φ(x_λ)‖"))
+LAW_PLATEAU = law(PLATEAU_BOUND, "exponent", "lambda")
+LAW_PART_T = law("memfbo.rate_partial", "exponent", "T")
+LAW_PART_P = law("memfbo.rate_partial", "exponent", "P")
+LAW_FULL_T = law("memfbo.rate_full_tau_max", "exponent", "T")
 
-# Counts: the vectors a client holds (Alg. 1: local x, y, z and the normalized sums h_x, h_y,
-# h_z of eq. (7)), 8 bytes each; no τ anywhere.  Hessian/Jacobian products: none (§3.2).
-_dx, _dy, _b = (sp.Symbol(s, positive=True) for s in ("d_x", "d_y", "b"))
+# Prop. 5.8 as stated (MEMFBO-R4): Δ_y ≤ O(η_y²τλ²)(M_se + M_cs) + O(η_y²τλ²)Δ_x
+# + O(η_y²τλ²)E‖y^t − y*_λ(x^t)‖², every constant independent of τ.
+_eta, _gy = (sp.Symbol(s, positive=True) for s in ("eta_y", "gamma_y"))
+_Mse, _Mcs, _Dx, _Ey = (sp.Symbol(s, positive=True) for s in ("M_se", "M_cs", "Delta_x", "E_y"))
+_lam, _tau = R_.SYMBOLS["lambda"], R_.SYMBOLS["tau"]
+_c = _eta**2 * _tau * _lam**2
+DRIFT_BOUND = R_.Bound(
+    "memfbo.prop58_drift", PAPER, P_.cite("Prop. 5.8"),
+    _c * (_Mse + _Mcs) + _c * _Dx + _c * _Ey, r"\Delta_y^t", "O",
+    {"tau": "local steps", "lambda": "multiplier λ", "eta_y": "local step"},
+    notes=("MEMFBO-R4: the power of τ as stated; M_se, M_cs, Δ_x, E‖y − y*_λ‖² independent of "
+           "τ at fixed η",))
+LAW_DRIFT_FIXED = law(DRIFT_BOUND, "exponent", "tau")
+DRIFT_BOUND_ETA = DRIFT_BOUND.derive(
+    "memfbo.prop58_drift_eta", {"eta_y": _gy / _tau},
+    "MEMFBO-I2: local steps η_y = γ_y/τ", source=P_.cite("Prop. 5.8 with η = γ/τ", "[INFERRED]"))
+LAW_DRIFT_ETA = law(DRIFT_BOUND_ETA, "exponent", "tau")
+# MEMFBO-I6: at a fixed point of the deterministic algorithm the descent terms of Prop. 5.7
+# vanish and ‖∇L*_λ‖² ≲ O(λ²)(Δ_x + Δ_y + Δ_z) (+ tracking terms of the same order)
+CONSEQUENCE_BOUND = DRIFT_BOUND_ETA.derive(
+    "memfbo.prop57_58_stationarity", {}, "MEMFBO-I6: Prop. 5.7's O(λ²)Δ at a fixed point",
+    source=P_.cite("Prop. 5.7 + 5.8, η = γ/τ", "[INFERRED]"),
+    quantity=r"\|\nabla L^*_\lambda(x^t)\|^2")
+CONSEQUENCE_BOUND = R_.Bound(
+    CONSEQUENCE_BOUND.name, PAPER, CONSEQUENCE_BOUND.source, _lam**2 * CONSEQUENCE_BOUND.expr,
+    CONSEQUENCE_BOUND.quantity, "O", CONSEQUENCE_BOUND.variables,
+    notes=CONSEQUENCE_BOUND.notes)
+LAW_CONSEQUENCE = law(CONSEQUENCE_BOUND, "exponent", "tau")
+
+# Memory: the vectors a client keeps (Alg. 1: local x, y, z and the normalized sums h_x, h_y,
+# h_z of eq. (7)), b bytes each; no τ anywhere.  Hessian/Jacobian products: none (§3.2).
+_dx, _dy, _bytes = (sp.Symbol(s, positive=True) for s in ("d_x", "d_y", "b"))
 MEMORY_BOUND = R_.Bound(
-    "memfbo.client_state", PAPER, f"{SEED_FILE}, Alg. 1 / eqs. (6)–(7), §3.1 [TEXT]",
-    _b * (2 * _dx + 4 * _dy), r"\mathrm{per\ client\ state\ (bytes)}", "eq",
+    "memfbo.client_state", PAPER, P_.cite("Alg. 1 / eqs. (6)–(7), §3.1"),
+    _bytes * (2 * _dx + 4 * _dy), r"\mathrm{per\ client\ state\ (bytes)}", "eq",
     {"d_x": "dim x", "d_y": "dim y", "b": "bytes per number"},
     notes=("x, y, z and the running sums h_x, h_y, h_z; independent of τ",))
-LAW_MEMORY = _law(MEMORY_BOUND, "exact", subs={"d_x": DIM_X, "d_y": DIM_Y, "b": 8})
+LAW_MEMORY = law(MEMORY_BOUND, "exact", subs={"d_x": DIM_X, "d_y": DIM_Y, "b": 8})
 SECOND_ORDER_BOUND = R_.Bound(
-    "memfbo.second_order_calls", PAPER, f"{SEED_FILE}, §3.2 / Alg. 1 [TEXT]",
+    "memfbo.second_order_calls", PAPER, P_.cite("abstract / §3.2 / Alg. 1"),
     sp.Integer(0), r"\mathrm{Hessian/Jacobian\ products\ per\ round}", "eq",
     notes=("'uses only first-order gradient information for all local updates'",))
-LAW_SECOND_ORDER = _law(SECOND_ORDER_BOUND, "exact")
+LAW_SECOND_ORDER = law(SECOND_ORDER_BOUND, "exact")
 
 
 # ============================================================================ claims
-_b = per_budget
-
-
-def _claim(name, **kw) -> Claim:
-    return Claim(id=f"memfbo.{name}", paper=PAPER, **kw)
-
-
-INSTANCE = ("n = 16 heterogeneous clients (h = 1), dims 3, κ = 2, σ = 1, upper_mu = 1, seed 1")
-LAM_RULE = (f"c_λ = {C_LAM:g} (λ ≥ 3ℓ_{{f,1}}/μ_g ≈ 11.4 at every grid point)")
-GAMMA_RULE = ("γ_x = min{γ̄_x, c_γ(Pτ/(λT))^{1/2}}, c_γ = 1 ([INFERRED] balance of Δ_λ/(γT) "
-              "against γλ²σ²/(Pτ)); γ_y, γ_z, η = γ/τ: toolkit defaults ([INFERRED])")
-TOUCH_RATE = ("[INFERRED] Thm 5.11 rates (PAPERS.md §3: 'O(P 2' extraction)",
-              "[INFERRED] step sizes (eqs. 47/48 unavailable): γ_x from the balance, η = γ/τ",
-              "[INFERRED] eq. (7) normalized aggregation h = (1/τ)Σ_k")
+INSTANCE = "n = 16 heterogeneous clients (h = 1), dims 3, κ = 2, σ = 1, upper_mu = 1, seed 1"
+LAM_RULE = f"c_λ = {C_LAM:g} (λ ≥ 3ℓ_{{f,1}}/μ_g at every grid point)"
+GAMMA_RULE = ("γ_x = min{γ̄_x, c_γ(Pτ/(λT))^{1/2}}, c_γ = 1 (MEMFBO-I5); γ_y, γ_z, η = γ/τ: "
+              "toolkit defaults (MEMFBO-I2)")
+TOUCH_RATE = ("MEMFBO-I1", "MEMFBO-I2", "MEMFBO-I3", "MEMFBO-I5")
+_C = problem().constants
+GAP_WINDOW_LO = 3.0 * _C["ell_f1"] / _C["mu_g"]
+DRIFT_START = ("from the penalty point (x_λ, y_λ(x_λ), y*(x_λ)), where every global direction "
+               "vanishes, so that the heterogeneity term of the bound is isolated")
+IDENTICAL = Mutant(
+    "identical_clients",
+    "identical clients (heterogeneity 0, same noise σ = 1): the heterogeneity part of M_cs "
+    "vanishes and the only drift left is the random walk of the sampling noise, whose squared "
+    "displacement grows linearly in k: Δ_y = O(η²τλ²σ²), the τ-power Prop. 5.8 states for M_se",
+    {"identical_clients": True})
 
 CLAIMS = [
-    _claim(
-        "penalty_gap",
-        source=f"{SEED_FILE}, §3.2 / §4 'gap of O(1/λ)' [TEXT]",
+    P_.claim(
+        "penalty_gap", role="confirmation",
+        source=P_.cite("§3.2 / §4 'gap of O(1/λ)'"),
         statement=r"\|\nabla L^*_\lambda(x) - \nabla\Phi(x)\| = \mathcal{O}(1/\lambda)",
         kind="matches", variable=r"\lambda",
         quantity=r"\|\nabla L^*_\lambda(x) - \nabla\Phi(x)\|",
         measure=penalty_gap,
-        grid=_b([16, 32, 64, 128, 256, 512], [8, 16, 32, 64, 128, 256, 512, 1024, 2048],
-                [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192]),
+        grid=per_budget([16, 32, 64, 128, 256, 512], [8, 16, 32, 64, 128, 256, 512, 1024, 2048],
+                        [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192]),
         replicates={"smoke": 8, "standard": 32, "full": 256},
-        law=LAW_GAP, tolerance=0.1, window=(16, 1e9),
+        law=LAW_GAP, tolerance=0.1, window=(GAP_WINDOW_LO, 1e12),
+        window_reason=(f"λ ≥ 3ℓ_{{f,1}}/μ_g = {GAP_WINDOW_LO:.3g} (instance constants): "
+                       "y_λ = (S + λA)⁻¹(…) expands in powers of (λA)⁻¹S, so the next term "
+                       "is at most a third of the leading 1/λ term inside the window"),
+        mutants=(Mutant("sqrt_penalty",
+                        "wrong penalty scaling: the reformulation built with multiplier √λ "
+                        "instead of λ, so the gap decays as λ^{-1/2}, outside −1 ± tol",
+                        {"penalty_power": 0.5}),),
         schedule="closed form (bilevel_theory.memfbo.penalty_gradient) at fixed points "
                  "x ~ N(0, 9I), one per replicate; " + INSTANCE,
-        touches=("y*_λ(x) read as argmin_y F + λG, independent of z ([NOTE])",),
+        touches=("MEMFBO-R2",),
     ),
-    _claim(
-        "plateau_vs_penalty",
-        source=f"{SEED_FILE}, §4 penalty gap [TEXT] + Alg. 1 fixed point [INFERRED]",
+    P_.claim(
+        "plateau_vs_penalty", role="control",
+        source=P_.cite("§4 penalty gap + Alg. 1 fixed point", "[INFERRED]"),
         statement=r"\|\nabla\Phi(x_\lambda)\|^2 = \|\nabla L^*_\lambda(x_\lambda) - "
                   r"\nabla\Phi(x_\lambda)\|^2 = \mathcal{O}(\lambda^{-2})",
         kind="matches", variable=r"\lambda",
         quantity=r"\|\nabla\Phi(x^T)\|^2\ \mathrm{at\ fixed}\ \lambda",
         measure=plateau,
-        grid=_b([16, 32, 64, 128, 256], [16, 32, 64, 128, 256, 512],
-                [16, 32, 64, 128, 256, 512, 1024]),
+        grid=per_budget([16, 32, 64, 128, 256], [16, 32, 64, 128, 256, 512],
+                        [16, 32, 64, 128, 256, 512, 1024]),
         replicates={"smoke": 3, "standard": 6, "full": 12},
-        law=LAW_PLATEAU, tolerance=0.1, window=(16, 1e9),
-        schedule="fixed λ, exact gradients (noise 0), full participation P = n = 16, τ = 1, "
+        law=LAW_PLATEAU, tolerance=0.1,
+        schedule="control of our implementation (the squared gap at the fixed point x_λ of "
+                 "MemFBO with τ = 1; it says nothing beyond memfbo.penalty_gap about the paper): "
+                 "fixed λ, exact gradients (noise 0), full participation P = n = 16, τ = 1, "
                  "T = 600 rounds, toolkit step sizes, x⁰ ~ N(0, 4I) per replicate; value = "
                  "mean of ‖∇Φ(x^t)‖² over the last 60 rounds; " + INSTANCE.replace("σ = 1",
                                                                                    "σ = 0"),
-        touches=("[INFERRED] γ_y = 1/(ℓ_{f,1} + λℓ_{g,1}), γ_z = 1/ℓ_{g,1}, γ_x = "
-                 "min{1/(2L_Φ), λγ_y/2}",
-                 "τ = 1: with τ > 1 and heterogeneous clients the fixed point also carries "
-                 "client drift (see the report)"),
+        touches=("MEMFBO-R2", "MEMFBO-I2"),
     ),
-    _claim(
-        "linear_speedup_partial",
-        source=f"{SEED_FILE}, Thm 5.11 / Cor. 5.12 (partial participation) [INFERRED]",
+    P_.claim(
+        "linear_speedup_partial", role="confirmation",
+        source=P_.cite("Thm 5.11 / Cor. 5.12 (partial participation)", "[INFERRED]"),
         statement=r"\min_t \mathbb{E}\|\nabla\Phi(x^t)\|^2 = \mathcal{O}((PT)^{-2/7})"
                   r"\ \mathrm{in}\ P\quad(\lambda = c_\lambda (PT)^{1/7},\ \tau = 2,"
                   r"\ P < n\ \mathrm{without\ replacement})",
         kind="at_most", variable="P",
         quantity=r"\frac{2}{T}\sum_{t > T/2}\|\nabla\Phi(x^t)\|^2",
-        measure=speedup_P, grid=_b([1, 2, 4, 8], [1, 2, 4, 8, 12], [1, 2, 4, 8, 12, 15]),
+        measure=speedup_P, grid=per_budget([1, 2, 4, 8], [1, 2, 4, 8, 12], [1, 2, 4, 8, 12, 15]),
         replicates={"smoke": 16, "standard": 48, "full": 96},
         law=LAW_PART_P, tolerance=0.1,
+        mutants=(Mutant("one_client",
+                        "client updates not averaged: the server applies one participating "
+                        "client's upload, so the variance no longer falls as 1/P while λ and "
+                        "γ_x still grow with P",
+                        {"mutant": "one_client"}),),
         schedule=(f"T = {T_SPEEDUP} (every budget); P of n = 16 sampled without replacement; "
                   f"λ = c_λ(PT)^{{1/7}}, {LAM_RULE}; τ = {TAU_PARTIAL}; {GAMMA_RULE}; "
                   + INSTANCE),
-        touches=TOUCH_RATE + ("[INFERRED] λ = Θ((PT)^{1/7}) from memfbo.balance_partial",),
+        touches=(*TOUCH_RATE, "MEMFBO-I4"),
     ),
-    _claim(
-        "rounds_partial_participation",
-        source=f"{SEED_FILE}, Cor. 5.12 (partial) T = O(P^{{-1}}ε^{{-3.5}}) [TEXT] ⇔ "
-               f"rate (PT)^{{-2/7}} [INFERRED]",
+    P_.claim(
+        "rounds_partial_participation", role="confirmation",
+        source=P_.cite("Cor. 5.12 (partial) T = O(P^{-1}ε^{-3.5}) ⇔ rate (PT)^{-2/7}",
+                       "[INFERRED]"),
         statement=r"T = \mathcal{O}(P^{-1}\epsilon^{-7/2})\ \Leftrightarrow\ \min_t "
                   r"\mathbb{E}\|\nabla\Phi(x^t)\|^2 = \mathcal{O}((PT)^{-2/7})\quad"
                   r"(\lambda = c_\lambda (PT)^{1/7},\ \tau = 2,\ P = 4 < n)",
         kind="at_most", variable="T",
         quantity=r"\frac{2}{T}\sum_{t > T/2}\|\nabla\Phi(x^t)\|^2",
         measure=rate_partial_T,
-        grid=_b([200, 400, 800, 1600, 3200], [200, 400, 800, 1600, 3200, 6400, 12800],
-                [200, 400, 800, 1600, 3200, 6400, 12800, 25600, 51200]),
+        grid=per_budget([200, 400, 800, 1600, 3200], [200, 400, 800, 1600, 3200, 6400, 12800],
+                        [200, 400, 800, 1600, 3200, 6400, 12800, 25600, 51200]),
         replicates={"smoke": 16, "standard": 48, "full": 96},
         law=LAW_PART_T, tolerance=0.1,
+        mutants=(Mutant("constant_step",
+                        "step not following the schedule: γ_x = γ̄_x at every T instead of "
+                        "min{γ̄_x, (Pτ/(λT))^{1/2}}, so the noise floor γ_xλ²σ²/(Pτ) does not "
+                        "decay (it grows with λ)",
+                        {"mutant": "constant_step"}),),
         schedule=(f"P = {P_PARTIAL} of n = 16 without replacement; λ = c_λ(PT)^{{1/7}}, "
                   f"{LAM_RULE}; τ = {TAU_PARTIAL}; {GAMMA_RULE}; T ≥ 200 so that x relaxes "
-                  "(1/(γ_xμ_Φ) ≥ 11 rounds) ≥ 3× slower than y tracks y_λ (1/(γ_yλμ_g) ≈ 3.3 "
-                  "rounds): below, the fast x filter passes less of the correlated y noise and "
-                  "the floor sits under its γ_x-linear asymptote (flat from T = 100 to 200); "
-                  + INSTANCE),
-        touches=TOUCH_RATE + ("[INFERRED] λ = Θ((PT)^{1/7}) from memfbo.balance_partial",
-                              "[NOTE] Cor. 5.12 swaps 'communication' and 'sample' "
-                              "complexity: T counts rounds"),
+                  "(1/(γ_xμ_Φ) rounds) at least 3× slower than y tracks y_λ (1/(γ_yλμ_g) "
+                  "rounds); " + INSTANCE),
+        touches=(*TOUCH_RATE, "MEMFBO-I4", "MEMFBO-R3"),
     ),
-    _claim(
-        "rounds_full_participation",
-        source=f"{SEED_FILE}, Cor. 5.12 (full) T = O(ε^{{-1.5}}) [TEXT] ⇔ rate T^{{-2/3}} "
-               f"[INFERRED]",
+    P_.claim(
+        "rounds_full_participation", role="confirmation",
+        source=P_.cite("Cor. 5.12 (full) T = O(ε^{-1.5}) ⇔ rate T^{-2/3}", "[INFERRED]"),
         statement=r"T = \mathcal{O}(\epsilon^{-3/2})\ \Leftrightarrow\ \min_t "
                   r"\mathbb{E}\|\nabla\Phi(x^t)\|^2 = \mathcal{O}(T^{-2/3})\quad"
                   r"(P = n,\ \lambda = c_\lambda T^{1/3},\ \tau = c_\tau T^{4/3}/P)",
         kind="at_most", variable="T",
         quantity=r"\frac{2}{T}\sum_{t > T/2}\|\nabla\Phi(x^t)\|^2",
         measure=rate_full_T,
-        grid=_b([64, 128, 256], [64, 128, 256, 512], [64, 128, 256, 512, 1024]),
+        grid=per_budget([64, 128, 256], [64, 128, 256, 512], [64, 128, 256, 512, 1024]),
         replicates={"smoke": 16, "standard": 24, "full": 48},
         law=LAW_FULL_T, tolerance=0.1,
+        mutants=(Mutant("tau_fixed",
+                        f"τ = {TAU_FIXED} at every T instead of growing as c_τT^{{4/3}}/P: the "
+                        "variance term λ^{3/2}(PτT)^{-1/2} of the balance, with λ ∝ T^{1/3}, "
+                        "then no longer decays as T^{-2/3}",
+                        {"mutant": "tau_fixed"}),),
         schedule=(f"P = n = 16; λ = c_λT^{{1/3}}, {LAM_RULE}; τ = ⌈c_τT^{{4/3}}/P⌉, "
-                  f"c_τ = {C_TAU:g} (τ = 4…26 smoke, up to 64 standard, 162 full; no cap; "
-                  "T ≥ 64 so that rounding τ up changes it by < 10%: at T = 32 it would be "
-                  "+26%); each replicate value pools ⌈256/T⌉ independent runs; "
-                  f"{GAMMA_RULE} (here γ_x = γ̄_x: constant); " + INSTANCE),
-        touches=TOUCH_RATE + ("[INFERRED] λ = Θ(T^{1/3}) from memfbo.balance_full with "
-                              "τ = T^{4/3}/P",
-                              "[NOTE] Cor. 5.12 swaps 'communication' and 'sample' "
-                              "complexity: T counts rounds"),
+                  f"c_τ = {C_TAU:g} (no cap); T ≥ 64 so that rounding τ up changes it by "
+                  "< 10%; each replicate value pools ⌈256/T⌉ independent runs; "
+                  f"{GAMMA_RULE}; " + INSTANCE),
+        touches=(*TOUCH_RATE, "MEMFBO-I4", "MEMFBO-R3"),
     ),
-    _claim(
-        "client_drift_vs_tau",
-        source=f"{SEED_FILE}, Prop. 5.8 (client drift) + Prop. 5.7 [TEXT+INFERRED]",
-        statement=r"\|\nabla L^*_\lambda(x^\infty)\|^2 \lesssim \lambda^2\Delta_y = "
+    P_.claim(
+        "client_drift_fixed_eta", role="finding", expected="violated",
+        source=P_.cite("Prop. 5.8 (client drift of y)"),
+        statement=r"\Delta_y^t \le \mathcal{O}(\eta_y^2\tau\lambda^2)(M_{se} + M_{cs} + "
+                  r"\Delta_x^t + \mathbb{E}\|y^t - y^*_\lambda(x^t)\|^2) = "
+                  r"\mathcal{O}(\tau)\ \mathrm{at\ fixed}\ \eta",
+        kind="at_most", variable=r"\tau",
+        quantity=r"\Delta_y^t = \frac{1}{n}\sum_i\frac{1}{\tau}\sum_k\|y_i^{t,k} - y^t\|^2",
+        measure=drift_fixed_eta,
+        grid=per_budget([8, 16, 32, 64], [8, 16, 32, 64, 128], [8, 16, 32, 64, 128]),
+        replicates={"smoke": 16, "standard": 32, "full": 64},
+        law=LAW_DRIFT_FIXED, tolerance=0.15,
+        reason=("Δ_y, recorded by the algorithm at every local step, grows as τ², not τ: for "
+                "heterogeneous clients at a point where the global directions vanish, client "
+                "i's own direction ∇_yL_i ≠ 0 is nearly constant over the local steps "
+                "(τη_y(ℓ_{f,1} + λℓ_{g,1}) ≤ 1/8), so y_i^{t,k} − y^t ≈ −kη_y∇_yL_i and "
+                "Δ_y ≈ η_y²‖∇_yL_i‖²(τ − 1)(2τ − 1)/6 = Θ(η_y²τ²λ²σ_gh²).  No bound "
+                "O(η_y²τλ²)·(τ-free constants) can hold for all τ: the coherent drift of "
+                "heterogeneous clients adds up linearly in k (its square in k²), unlike the "
+                "random walk of the sampling noise (mutant identical_clients); the τ of the "
+                "M_cs term needs a square (MEMFBO-R4)"),
+        mutants=(IDENTICAL,),
+        schedule=(f"λ = {DRIFT_LAMBDA:g}, exact gradients (noise 0), P = n = 16, fixed local "
+                  f"steps η_v = γ_v/{TAU_REF} (toolkit γ_v), T = {DRIFT_ROUNDS} rounds "
+                  f"{DRIFT_START}; value = Δ_y averaged over t ≥ T/2; τ ≥ 8 so that the "
+                  "vanishing k = 0 term moves the local exponent of (τ − 1) by < 0.1, "
+                  f"τ ≤ 128 = {TAU_REF}/8 so that the local iterates stay in the small-step "
+                  "regime; " + INSTANCE.replace("σ = 1", "σ = 0")),
+        touches=("MEMFBO-R4", "MEMFBO-I1"),
+    ),
+    P_.claim(
+        "client_drift_gamma_over_tau", role="finding", expected="violated",
+        source=P_.cite("Prop. 5.8 (client drift of y) with η = γ/τ", "[INFERRED]"),
+        statement=r"\Delta_y^t = \mathcal{O}(\eta_y^2\tau\lambda^2) = \mathcal{O}(\tau^{-1})"
+                  r"\quad(\eta_y = \gamma_y/\tau)",
+        kind="at_most", variable=r"\tau",
+        quantity=r"\Delta_y^t = \frac{1}{n}\sum_i\frac{1}{\tau}\sum_k\|y_i^{t,k} - y^t\|^2",
+        measure=drift_local_step_gamma_over_tau,
+        grid=per_budget([8, 16, 32, 64], [8, 16, 32, 64, 128], [8, 16, 32, 64, 128]),
+        replicates={"smoke": 16, "standard": 32, "full": 64},
+        law=LAW_DRIFT_ETA, tolerance=0.15,
+        reason=("with η = γ/τ the τ local steps of client i follow its own field ∇L_i for a "
+                "total step γ (the τ → ∞ limit is that gradient flow), so Δ_y tends to a "
+                "τ-independent limit of order γ_y²‖∇_yL_i‖² instead of decaying as "
+                "η_y²τλ² = γ_y²λ²/τ: the heterogeneity drift is Θ((η_yτ)²λ²σ_gh²) "
+                "(MEMFBO-R4); under the identical-clients mutant only the noise random walk "
+                "remains and Δ_y does decay as 1/τ"),
+        mutants=(IDENTICAL,),
+        schedule=(f"λ = {DRIFT_LAMBDA:g}, exact gradients (noise 0), P = n = 16, toolkit "
+                  f"steps with η = γ/τ, T = {DRIFT_ROUNDS} rounds {DRIFT_START}; value = Δ_y "
+                  "averaged over t ≥ T/2; τ ≥ 8 as in memfbo.client_drift_fixed_eta; "
+                  + INSTANCE.replace("σ = 1", "σ = 0")),
+        touches=("MEMFBO-R4", "MEMFBO-I1", "MEMFBO-I2"),
+    ),
+    P_.claim(
+        "drift_stationarity_vs_tau", role="finding", expected="violated",
+        source=P_.cite("Prop. 5.7 + 5.8 at a fixed point, η = γ/τ", "[INFERRED]"),
+        statement=r"\|\nabla L^*_\lambda(x^t)\|^2 \lesssim \lambda^2\Delta_y = "
                   r"\mathcal{O}(\eta_y^2\tau\lambda^4) = \mathcal{O}(\tau^{-1})\quad"
                   r"(\eta_y = \gamma_y/\tau)",
         kind="at_most", variable=r"\tau",
-        quantity=r"\|\nabla L^*_\lambda(x^T)\|^2\ \mathrm{at\ the\ limit\ point}",
-        measure=client_drift, grid=_b([2, 4, 8, 16], [2, 4, 8, 16, 32], [2, 4, 8, 16, 32, 64]),
-        replicates={"smoke": 2, "standard": 4, "full": 8},
-        law=LAW_DRIFT, tolerance=0.15, expected="violated",
-        reason=("measured ‖∇L*_λ(x^T)‖² at λ = 64 (noise-free, P = n) grows with τ and saturates: "
-                "0 to rounding at τ = 1, then 3.9e-3 (τ = 2), 6.8e-3 (4), 8.3e-3 (8), 9.0e-3 "
-                "(16), 9.35e-3 (32): fitted slope +0.39 (smoke) / +0.29 (standard) against the "
-                "bound's ≤ −1 + 0.15; at λ = 16 it is 8.0e-3 at τ = 16 (λ-independent), and "
-                "‖∇Φ(x^T)‖² ≈ 1.0e-2 against the penalty floor 1.9e-3.  Reason: with η = γ/τ "
-                "the τ local steps of client i follow its own field ∇L_i over one server step "
-                "γ (the τ → ∞ limit is that gradient flow), so heterogeneous A_i, B_i shift the "
-                "fixed point by O(γ), independently of τ and of λ (γ_yλ = O(1)).  The "
-                "deterministic drift is Δ_y = (1/τ)Σ_k‖y_i^{t,k} − y^t‖² ≈ η²τ²‖∇_yL_i‖²/3 = "
-                "Θ(η²τ²λ²), not O(η²τλ²): Prop. 5.8 as extracted needs ητ → 0 (local steps "
-                "≪ γ/τ: its τ lost a square, or eqs. 47/48 take η ≪ γ/τ).  Consequence: "
-                "under the η = γ/τ reading Cor. 5.12's full-participation rate has a floor "
-                "≈ 1e-2 on this instance, which memfbo.rounds_full_participation's T^{−2/3} "
-                "curve (0.22 at T = 512) would reach near T ≈ 5·10⁴, beyond its grids"),
-        schedule=(f"λ = {DRIFT_LAMBDA:g} fixed, exact gradients (noise 0), full participation "
-                  f"P = n = 16, T = {DRIFT_ROUNDS} rounds (converged), toolkit steps with "
-                  "η = γ/τ; x⁰ ~ N(0, 4I) per replicate; " + INSTANCE.replace("σ = 1", "σ = 0")),
-        touches=("[INFERRED] local steps η = γ/τ (eqs. 47/48 unavailable)",
-                 "Prop. 5.8's factor η_y²τ as extracted",
-                 "[INFERRED] eq. (7) normalized aggregation h = (1/τ)Σ_k"),
+        quantity=r"\|\nabla L^*_\lambda(x^t)\|^2\ \mathrm{(tail\ average)}",
+        measure=drift_stationarity,
+        grid=per_budget([8, 16, 32, 64], [8, 16, 32, 64, 128], [8, 16, 32, 64, 128]),
+        replicates={"smoke": 16, "standard": 32, "full": 64},
+        law=LAW_CONSEQUENCE, tolerance=0.15,
+        reason=("the limit point of MemFBO with η = γ/τ on heterogeneous clients carries a "
+                "client-drift bias: ‖∇L*_λ‖² saturates in τ instead of decaying as 1/τ, because "
+                "the drift itself does not decay (memfbo.client_drift_gamma_over_tau); the "
+                "chain ‖∇L*_λ‖² ≲ λ²Δ (MEMFBO-I6) inherits Prop. 5.8's missing power of τ.  "
+                "Consequence: under the η = γ/τ reading Cor. 5.12's full-participation rate "
+                "has a drift floor that its T^{-2/3} curve only meets beyond the grids of "
+                "memfbo.rounds_full_participation"),
+        mutants=(IDENTICAL,),
+        schedule=(f"λ = {DRIFT_LAMBDA:g}, exact gradients (noise 0), P = n = 16, toolkit "
+                  f"steps with η = γ/τ, T = {DRIFT_ROUNDS} rounds {DRIFT_START}; value = "
+                  "‖∇L*_λ(x^t)‖² averaged over t > T/2; " + INSTANCE.replace("σ = 1", "σ = 0")),
+        touches=("MEMFBO-R4", "MEMFBO-I2", "MEMFBO-I6"),
     ),
-    _claim(
-        "memory_independent_of_tau",
-        source=f"{SEED_FILE}, §3.1 / Alg. 1 eq. (7) / Fig. 4 [TEXT]",
+    P_.claim(
+        "memory_independent_of_tau", role="confirmation",
+        source=P_.cite("§3.1 / Alg. 1 eq. (7) / Fig. 4"),
         statement=r"\mathrm{client\ state} = 8(2d_x + 4d_y)\ \mathrm{bytes\ for\ every}\ \tau",
         kind="exact", variable=r"\tau", quantity=r"\mathrm{state\ bytes\ per\ client}",
-        measure=memory, grid=_b([1, 2, 5, 10, 20], [1, 2, 5, 10, 20, 50],
-                                [1, 2, 5, 10, 20, 50, 100]),
+        measure=memory, grid=per_budget([1, 2, 5, 10, 20], [1, 2, 5, 10, 20, 50],
+                                        [1, 2, 5, 10, 20, 50, 100]),
         replicates={"smoke": 2, "standard": 2, "full": 2},
         law=LAW_MEMORY, tolerance=0.0, scale="linear",
-        schedule="P = 4, 2 rounds, toolkit defaults; Ledger.state_bytes (declared by the "
-                 "algorithm: x, y, z and h_x, h_y, h_z); " + INSTANCE,
-        touches=("[INFERRED] eq. (7): running normalized sums, not τ stored gradients",),
+        mutants=(Mutant("stored_directions",
+                        "a client stores its τ local directions and sums them at the end "
+                        "(τ products kept, as a weighted local aggregation needs): the state "
+                        "grows with τ",
+                        {"mutant": "stored_directions"}),),
+        schedule="P = 4, 2 rounds, toolkit defaults; Ledger.state_bytes measured by "
+                 "Context.keep from the arrays each client keeps across its local steps "
+                 "(shapes and dtypes of the actual arrays); " + INSTANCE,
+        touches=("MEMFBO-I1",),
     ),
-    _claim(
-        "first_order_only",
-        source=f"{SEED_FILE}, abstract / §3.2 'only first-order gradient information' [TEXT]",
+    P_.claim(
+        "first_order_only", role="confirmation",
+        source=P_.cite("abstract / §3.2 'only first-order gradient information'"),
         statement=r"\mathrm{Hessian\ and\ Jacobian\ vector\ products\ per\ round} = 0",
         kind="exact", variable=r"\tau", quantity=r"\mathrm{HVP + JVP\ calls\ per\ round}",
-        measure=second_order_calls, grid=_b([1, 2, 5, 10], [1, 2, 5, 10, 20],
-                                            [1, 2, 5, 10, 20, 50]),
+        measure=second_order_calls, grid=per_budget([1, 2, 5, 10], [1, 2, 5, 10, 20],
+                                                    [1, 2, 5, 10, 20, 50]),
         replicates={"smoke": 2, "standard": 2, "full": 2},
         law=LAW_SECOND_ORDER, tolerance=0.0, scale="linear",
-        schedule="P = 4, 3 rounds, toolkit defaults; oracle counters; " + INSTANCE,
+        mutants=(Mutant("second_order",
+                        "a Hessian-vector product ∇²_yy g_i·∇_yL_i inserted in each local "
+                        "step: second-order calls per round become Pτ > 0",
+                        {"mutant": "second_order"}),),
+        schedule="P = 4, 3 rounds, toolkit defaults; the oracle's call counters; " + INSTANCE,
         touches=(),
     ),
 ]
