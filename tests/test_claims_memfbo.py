@@ -7,12 +7,17 @@ import math
 
 import numpy as np
 import pytest
-from bilevel_theory.verify.claim import BUDGETS
-from bilevel_theory.verify.claims import memfbo as M
 
 from bilevel_theory import rates as R_
 from bilevel_theory import run
-from bilevel_theory.memfbo import inferred_penalty, penalty_gradient, penalty_stationary_point
+from bilevel_theory.memfbo import (
+    inferred_penalty,
+    penalty_gradient,
+    penalty_stationary_point,
+    penalty_y,
+)
+from bilevel_theory.verify.claim import BUDGETS
+from bilevel_theory.verify.claims import memfbo as M
 
 
 def test_schedules_are_derived_from_the_balance():
@@ -55,7 +60,9 @@ def test_laws_are_derived():
     assert laws["memfbo.linear_speedup_partial"] == pytest.approx(-2 / 7)
     assert laws["memfbo.rounds_partial_participation"] == pytest.approx(-2 / 7)
     assert laws["memfbo.rounds_full_participation"] == pytest.approx(-2 / 3)
-    assert laws["memfbo.client_drift_vs_tau"] == -1.0
+    assert laws["memfbo.client_drift_fixed_eta"] == 1.0      # Prop. 5.8 as stated, fixed η
+    assert laws["memfbo.client_drift_gamma_over_tau"] == -1.0  # η = γ/τ substituted
+    assert laws["memfbo.drift_stationarity_vs_tau"] == -1.0
     # Cor. 5.12 [TEXT]: T = O(ε^{−3/2}) / O(P^{−1}ε^{−7/2}) inverted give the same exponents
     for name, cid in (("memfbo.cor512_full_rounds", "memfbo.rounds_full_participation"),
                       ("memfbo.cor512_partial_rounds", "memfbo.rounds_partial_participation")):
@@ -77,10 +84,42 @@ def test_plateau_is_the_penalty_point():
     assert gap ** 2 == pytest.approx(floor, rel=1e-8)
 
 
-def test_client_drift_is_zero_with_one_local_step():
-    out = M.client_drift(1, 1, seed=0)
-    assert out["value"][0] < 1e-20
-    assert M.client_drift(4, 1, seed=0)["value"][0] > 1e-3
+def test_client_drift_is_the_recorded_definition():
+    """Δ_y is what Prop. 5.8 defines, recomputed here from the local iterates by hand: one
+    round of τ local steps from the penalty point, exact gradients, P = n."""
+    p, lam, tau = M.problem(0.0), M.DRIFT_LAMBDA, 6
+    x_lam, _ = penalty_stationary_point(p, lam)
+    y0, z0 = penalty_y(p, x_lam, lam), p.y_star(x_lam)
+    g = M._gammas(lam, p)
+    eta = g["gamma_y"] / tau
+    tr = run("memfbo", p, rounds=1, replicates=1, seed=0, penalty=lam, local_steps=tau,
+             sampled_clients=M.N_CLIENTS, x0=x_lam, y0=y0, z0=z0, **g)
+    h = p.host
+    idx = np.arange(M.N_CLIENTS)[None, :]
+    x = np.broadcast_to(x_lam, (1, M.N_CLIENTS, M.DIM_X)).copy()
+    y = np.broadcast_to(y0, (1, M.N_CLIENTS, M.DIM_Y)).copy()
+    z = np.broadcast_to(z0, (1, M.N_CLIENTS, M.DIM_Y)).copy()
+    total = np.zeros((1, M.N_CLIENTS))
+    for _ in range(tau):
+        total += ((y - y0) ** 2).sum(-1)
+        dz = h.exact_grad_y_g(idx, x, z)
+        dy = h.exact_grad_y_f(idx, x, y) + lam * h.exact_grad_y_g(idx, x, y)
+        dx = h.exact_grad_x_f(idx, x, y) + lam * (h.exact_grad_x_g(idx, x, y)
+                                                  - h.exact_grad_x_g(idx, x, z))
+        x, y, z = x - g["gamma_x"] / tau * dx, y - eta * dy, z - g["gamma_z"] / tau * dz
+    assert total.max() > 0
+    np.testing.assert_allclose(tr.extras["drift_y"][0, 0], total.mean() / tau, rtol=1e-10)
+
+
+def test_drift_measures():
+    """Δ_y grows like τ² at fixed η on heterogeneous clients, like τ on identical noisy ones."""
+    a, b = (M.drift_fixed_eta(t, 2, seed=0)["value"] for t in (8, 16))
+    assert np.log2(b.mean() / a.mean()) > 1.8
+    a, b = (M.drift_fixed_eta(t, 4, seed=0, identical_clients=True)["value"] for t in (8, 16))
+    assert 0.8 < np.log2(b.mean() / a.mean()) < 1.3
+    out = M.drift_stationarity(8, 2, seed=0)
+    assert out["value"].shape == (2,) and np.all(out["value"] > 0)
+    assert not out["diverged"].any()
 
 
 def test_rate_measure_outputs():
@@ -93,12 +132,32 @@ def test_rate_measure_outputs():
     np.testing.assert_allclose(out["value"], tr.stationarity[:, 21:].mean(axis=1))
 
 
-def test_counts():
-    mem = M.memory(7, 1, seed=0)
-    assert mem["value"][0] == mem["predicted"][0] == M.LAW_MEMORY.value
+def test_counts_and_their_mutants():
+    assert M.memory(7, 1, seed=0)["value"][0] == M.LAW_MEMORY.value
+    stored = M.memory(7, 1, seed=0, mutant="stored_directions")["value"][0]
+    assert stored == 8 * (1 + 7) * (M.DIM_X + 2 * M.DIM_Y)  # x, y, z + 7 stored triples
     so = M.second_order_calls(3, 1, seed=0)
     assert so["value"][0] == 0.0
     assert so["grad_calls_per_round"][0] == 6 * M.P_PARTIAL * 3
+    assert M.second_order_calls(3, 1, seed=0, mutant="second_order")["value"][0] == (
+        M.P_PARTIAL * 3)
+    with pytest.raises(ValueError, match="mutant"):
+        M.memory(2, 1, seed=0, mutant="nope")
+
+
+def test_roles_mutants_and_sources():
+    for c in M.CLAIMS:
+        assert c.role in ("confirmation", "finding", "control"), c.id
+        if c.role == "control":
+            assert not c.mutants
+        else:
+            assert c.mutants, c.id
+        if c.window is not None:
+            assert c.window_reason, c.id
+        assert all(t.startswith("MEMFBO-") for t in c.touches), c.id
+        text = " ".join((c.source, c.reason, c.schedule, *c.touches))
+        for banned in ("PAPERS", ".txt", "[NOTE]", "DESIGN"):
+            assert banned not in text, (c.id, banned)
 
 
 def test_statements_parse_as_mathtext():
@@ -107,7 +166,7 @@ def test_statements_parse_as_mathtext():
     for c in M.CLAIMS:
         assert mathtext_ok(f"${c.statement}$"), c.id
         assert mathtext_ok(f"${c.quantity}$"), c.id
-        assert c.source.startswith(M.SEED_FILE)
+        assert c.source.startswith("Yang, Xiao, Ma & Ji, AAAI 2025")
         assert "[TEXT" in c.source or "[INFERRED]" in c.source
         assert c.schedule, c.id
         assert c.paper == "MemFBO 2025"

@@ -1,10 +1,10 @@
-"""MemFBO (Yang, Xiao, Ma, Ji 2025): penalty bias, plateau vs λ, exact ledger, memory vs τ."""
+"""MemFBO (Yang, Xiao, Ma & Ji, AAAI 2025): penalty bias, plateau vs λ, exact ledger, memory
+vs τ, client drift recording."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from bilevel_theory.problems import QuadraticBilevel
 
 from bilevel_theory import run
 from bilevel_theory.memfbo import (
@@ -13,6 +13,7 @@ from bilevel_theory.memfbo import (
     penalty_stationary_point,
     penalty_y,
 )
+from bilevel_theory.problems import QuadraticBilevel
 
 
 def make(h=0.1, noise=0.0, clients=20, seed=0):
@@ -116,22 +117,47 @@ def test_plateau_shrinks_like_one_over_lambda_squared(plateau_runs, tau):
 
 
 def test_ledger_exact(prob):
-    """One round per iteration, 3 vectors up, zero second-order calls, and per round
+    """One round per iteration (one aggregation event), 3 vectors down and up, zero
+    second-order calls, and per round
     ``P·τ·6`` gradients (∇_y g at z; ∇_y f, ∇_y g at y; ∇ₓf; the ∇ₓg pair at y and z)."""
     P, tau, T = 7, 3, 5
     tr = run("memfbo", prob, rounds=T, replicates=2, seed=0, sampled_clients=P, local_steps=tau)
     led = tr.ledger
     np.testing.assert_array_equal(led.per_round("rounds"), np.ones(T))
     np.testing.assert_array_equal(led.per_round("uplink"), np.full(T, 3.0))
+    np.testing.assert_array_equal(led.per_round("downlink"), np.full(T, 3.0))
     np.testing.assert_array_equal(led.per_round("grad_calls"), np.full(T, 6.0 * P * tau))
     assert led.totals()["hvp_calls"] == 0 and led.totals()["jvp_calls"] == 0
 
 
 def test_state_bytes_independent_of_local_steps(prob):
+    """Measured from the arrays each client keeps (``Context.keep``): x, y, z and the three
+    running sums, whatever τ."""
     sizes = {tau: run("memfbo", prob, rounds=2, replicates=1, seed=0,
                       local_steps=tau).ledger.totals()["state_bytes"] for tau in (1, 5, 20)}
     assert len(set(sizes.values())) == 1, sizes
     assert sizes[1] == 8.0 * (2 * prob.dim_x + 4 * prob.dim_y)
+
+
+def test_context_keep_measures_per_client_bytes():
+    from bilevel_theory import make_context
+
+    ctx = make_context(make(), replicates=3)
+    ctx.keep(np.zeros((3, 7, 5)), np.zeros((3, 7, 2), dtype=np.float32))
+    assert ctx.state_bytes == 5 * 8 + 2 * 4
+    ctx.keep(np.zeros((3, 7, 1)))
+    assert ctx.state_bytes == 48  # the running maximum
+
+
+def test_drift_is_recorded_per_round(prob):
+    """Prop. 5.8's Δ_x, Δ_y, Δ_z, one value per round and replicate; 0 with one local step
+    (k = 0 only) and positive with several (heterogeneous clients)."""
+    one = run("memfbo", prob, rounds=3, replicates=2, seed=0, local_steps=1)
+    many = run("memfbo", prob, rounds=3, replicates=2, seed=0, local_steps=4)
+    for v in ("x", "y", "z"):
+        assert one.extras[f"drift_{v}"].shape == (3, 2)
+        assert np.all(one.extras[f"drift_{v}"] == 0.0)
+        assert np.all(many.extras[f"drift_{v}"] > 0.0)
 
 
 def test_sampling_without_replacement_is_fixed(prob):

@@ -544,7 +544,7 @@ CLAIMS = [
     P_.claim(
         "client_drift_fixed_eta", role="finding", expected="violated",
         source=P_.cite("Prop. 5.8 (client drift of y)"),
-        statement=r"\Delta_y^t \le \mathcal{O}(\eta_y^2\tau\lambda^2)(M_{se} + M_{cs} + "
+        statement=r"\Delta_y^t \leq \mathcal{O}(\eta_y^2\tau\lambda^2)(M_{se} + M_{cs} + "
                   r"\Delta_x^t + \mathbb{E}\|y^t - y^*_\lambda(x^t)\|^2) = "
                   r"\mathcal{O}(\tau)\ \mathrm{at\ fixed}\ \eta",
         kind="at_most", variable=r"\tau",
