@@ -6,9 +6,10 @@ import dataclasses
 import json
 import os
 
-import bilevel_theory.verify.store as store_mod
 import numpy as np
 import pytest
+
+import bilevel_theory.verify.store as store_mod
 from bilevel_theory.verify import CorruptStore, ResultsStore, check, summarize
 from bilevel_theory.verify.claims.demo import DEMO_CLAIMS, average_noise
 from bilevel_theory.verify.runner import _tasks, config_hash, point_seed, run_task
@@ -130,7 +131,7 @@ def test_corrupt_line_names_path_and_line(tmp_path, damage, what):
     ("WRONG_METRIC", "wrong type in 'metrics'"),
     ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
     ('{"claim": "c.x", "metrics": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
-])
+], ids=["no-keys", "list", "wrong-type", "wrong-metric", "nested", "nested-metrics"])
 def test_a_line_that_is_no_row_is_reported_with_path_line_and_skipped(tmp_path, damage, what):
     store = ResultsStore(tmp_path)
     store.append_point(rows_for(0))

@@ -23,7 +23,8 @@ Exit codes (every command):
 ``distributed.comm.timeouts.connect`` (env ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``).
 
 Hidden option ``--catalogue MODULE:ATTRIBUTE`` (environment variable
-``BILEVEL_THEORY_CATALOGUE``) on ``list`` and ``verify`` selects another collection of claims,
+``BILEVEL_THEORY_CATALOGUE``) on ``list``, ``verify`` and ``compare`` (default there: the one
+recorded in the results' ``run.json``) selects another collection of claims,
 e.g. the synthetic demo claims: ``--catalogue verify.claims.demo:DEMO_CLAIMS``.
 """
 
@@ -248,11 +249,13 @@ def read_baseline(path: str | Path) -> dict[str, str]:
     return data
 
 
-def read_summary(results: str | Path, seed: int | None = None) -> list[dict]:
+def read_summary(results: str | Path, seed: int | None = None,
+                 catalogue: str | None = None) -> list[dict]:
     """A results directory's summary entries, rebuilt from the rows in its store for the base
     ``seed`` (default: the seed of its ``run.json``, else the only seed stored); never
     ``summary.json``, which an interrupted rerun leaves stale.  A mutant's result (folded into
-    its claim's ``power``) is added as an entry of its own, id ``CLAIM@MUTANT``."""
+    its claim's ``power``) is added as an entry of its own, id ``CLAIM@MUTANT``.
+    ``catalogue``: the claims' catalogue (default: the one recorded in ``run.json``)."""
     from .runner import RUN, read_run, stored_seeds, summarize  # noqa: PLC0415
     from .store import FILENAME  # noqa: PLC0415
 
@@ -272,7 +275,7 @@ def read_summary(results: str | Path, seed: int | None = None) -> list[dict]:
                              "for: pass --seed")
         seed = seeds[0] if seeds else None
     entries = []
-    for e in summarize(results, seed=seed):
+    for e in summarize(results, seed=seed, catalogue=catalogue):
         entries.append(e)
         for p in e.get("power") or ():
             entries.append({"id": f"{e['id']}@{p['mutant']}", "verdict": p["verdict"],
@@ -407,12 +410,13 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
     @click.option("--only-present", is_flag=True,
                   help="compare only the baseline claims that have results in RESULTS (a "
                        "subset run); a changed verdict still exits 1")
-    def compare(results, baseline, seed, only_present) -> None:
+    @_catalogue_option
+    def compare(results, baseline, seed, only_present, catalogue) -> None:
         """Compare the verdicts in RESULTS (rebuilt from its store) with BASELINE (JSON:
         claim id -> verdict); exit 1 listing every changed or missing verdict.  Mutants
         (``CLAIM@MUTANT``) not in the baseline are skipped (``verify`` gates them)."""
         expected = read_baseline(baseline)
-        entries = {e["id"]: e for e in read_summary(results, seed)}
+        entries = {e["id"]: e for e in read_summary(results, seed, catalogue)}
         present = {cid for cid, e in entries.items() if e.get("status") != "missing"}
         compared = [cid for cid in expected if not only_present or cid in present]
         if not compared:

@@ -210,7 +210,7 @@ class DaskExecutor(Executor):
                                 and now - idle_since >= self.no_workers_timeout:
                             raise WorkersLost(
                                 f"the dask cluster at {self.address} has had no worker for "
-                                f"{now - idle_since:.0f} s (every worker lost?) with "
+                                f"{now - idle_since:.1f} s (every worker lost?) with "
                                 f"{len(pending)} point(s) unfinished; the points finished so "
                                 "far are stored, rerun to resume (wait longer: "
                                 f"{NO_WORKERS_ENV}=SECONDS)")
