@@ -39,6 +39,7 @@ at least as fast as the law implies the law (``at_most``).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -354,18 +355,25 @@ def second_order_calls(tau, replicates, seed, backend="numpy", *, mutant=None):
 
 
 # ============================================================================ laws
-LAW_GAP = law("memfbo.penalty_gap", "exponent", "lambda")
+def _cited(name: str, result: str, tag: str) -> R_.Bound:
+    """A registered bound with its source cited as "Authors, venue year, result [tag]"."""
+    return dataclasses.replace(R_.BOUNDS[name], source=P_.cite(result, tag))
+
+
+LAW_GAP = law(_cited("memfbo.penalty_gap", "§4 penalty gap", "[TEXT]"), "exponent", "lambda")
 # the plateau: ‖∇Φ(x_λ)‖² = ‖∇L*_λ(x_λ) − ∇Φ(x_λ)‖² (∇L*_λ(x_λ) = 0): the squared gap
-_GAP = R_.BOUNDS["memfbo.penalty_gap"]
+_GAP = _cited("memfbo.penalty_gap", "§4 penalty gap", "[TEXT]")
 PLATEAU_BOUND = R_.Bound(
     "memfbo.penalty_plateau", PAPER, P_.cite("§4 penalty gap, squared at x_λ"),
     _GAP.expr ** 2, r"\|\nabla\Phi(x_\lambda)\|^2", "O", dict(_GAP.variables),
     notes=(*_GAP.notes, "squared at the zero x_λ of ∇L*_λ, where "
            "‖∇Φ(x_λ)‖ = ‖∇L*_λ(x_λ) − ∇Φ(x_λ)‖"))
 LAW_PLATEAU = law(PLATEAU_BOUND, "exponent", "lambda")
-LAW_PART_T = law("memfbo.rate_partial", "exponent", "T")
-LAW_PART_P = law("memfbo.rate_partial", "exponent", "P")
-LAW_FULL_T = law("memfbo.rate_full_tau_max", "exponent", "T")
+_RATE_PARTIAL = _cited("memfbo.rate_partial", "Thm 5.11 (partial), MEMFBO-I3", "[INFERRED]")
+LAW_PART_T = law(_RATE_PARTIAL, "exponent", "T")
+LAW_PART_P = law(_RATE_PARTIAL, "exponent", "P")
+LAW_FULL_T = law(_cited("memfbo.rate_full_tau_max", "Thm 5.11 (full) with Cor. 5.12's τ, "
+                        "MEMFBO-I3", "[INFERRED]"), "exponent", "T")
 
 # Prop. 5.8 as stated (MEMFBO-R4): Δ_y ≤ O(η_y²τλ²)(M_se + M_cs) + O(η_y²τλ²)Δ_x
 # + O(η_y²τλ²)E‖y^t − y*_λ(x^t)‖², every constant independent of τ.
