@@ -5,6 +5,8 @@ replicate axis ``R``: ``x (R, dim_x)``, ``y (R, dim_y)``; loops run over Neumann
 
 * :func:`ihgp` — FedNest Algorithm 3 (FedIHGP): one global Neumann chain per replicate,
   random truncation ``N' ~ U{0..N−1}``, fresh client sets ``S_n`` per step.
+* :func:`released_ihgp` — the official FedNest code's FedIHGP (``global_batch``): every client
+  its own Hessian powers, the series weighted by ``1/k`` (FEDNEST-R7).
 * :func:`local_ihgp` — LFedNest's local IHGP: each client's own Hessians only.
 * :func:`phe` — FedMBO Algorithm 2: ``n`` independent chains per replicate, chain ``i`` with its
   own truncation ``N_i`` and its own sampled client at every step.
@@ -26,29 +28,74 @@ def _truncations(ctx: Context, shape: tuple[int, ...], N: int):
 
 
 def ihgp(ctx: Context, x, y, neumann_steps: int, sampled_clients: int, scale: float,
-         replace: bool = False):
+         replace: bool = False, truncation: str = "random"):
     """FedIHGP (FedNest Alg. 3): ``p_{N'} = (N/ℓ) Π_{n=1}^{N'}(I − mean_{S_n}∇²g_i/ℓ) mean_{S_0}∇_y f_i``.
 
-    Returns ``(p, N')`` with ``p (R, dim_y)``.  Ledger convention ([REPO], PAPERS.md §4): the
-    Neumann stage occupies ``N`` rounds whatever ``N'`` is (the official code's fixed
-    schedule), plus one round for ``p₀``: ``N + 1`` rounds; Hessian-vector calls count the
-    ``N'·|S_n|`` products actually evaluated.
+    Returns ``(p, N')`` with ``p (R, dim_y)``.  Communication is counted from the exchanges
+    executed (reading FEDNEST-R1): the server broadcasts ``(x, y)`` and aggregates
+    ``∇_y f_i`` (one round), then for each Neumann step ``n ≤ N'`` it broadcasts ``p`` and
+    aggregates the Hessian-vector products (one round), so a call costs ``1 + N'`` rounds
+    (``active=`` per replicate; mean ``1 + (N − 1)/2``).  Hessian-vector calls count the
+    ``N'·|S_n|`` products evaluated.  ``truncation="full"`` replaces the random truncation by
+    the deterministic series ``(1/ℓ) Σ_{k<N} (I − Ā_S/ℓ)^k ∇_y f`` (the expectation of the
+    random one; ``N`` rounds): a comparison estimator, not the paper's.
     """
-    R, N = ctx.replicates, neumann_steps
+    R, N, xp = ctx.replicates, neumann_steps, ctx.xp
+    if truncation not in ("random", "full"):
+        raise ValueError(f"`truncation` must be 'random' or 'full', got {truncation!r}")
     xb, yb = x[:, None, :], y[:, None, :]
     trunc = _truncations(ctx, (R,), N)
     S0 = ctx.oracle.sample_clients(R, sampled_clients, replace)
-    p = (N / scale) * ctx.oracle.grad_y_f(S0, xb, yb).mean(axis=1)
-    ctx.communicate(rounds=1, up=1, down=2)
+    ctx.broadcast(x, y)
+    v = ctx.aggregate(ctx.oracle.grad_y_f(S0, xb, yb))
+    if truncation == "full":
+        p = total = v / scale
+        for _ in range(1, N):
+            Sn = ctx.oracle.sample_clients(R, sampled_clients, replace)
+            ctx.broadcast(p)
+            p = p - ctx.aggregate(ctx.oracle.hvp_yy_g(Sn, xb, yb, p[:, None, :])) / scale
+            total = total + p
+        ctx.hold(x.shape[-1], 3 * y.shape[-1])
+        return total, xp.full((R,), N - 1)
+    p = (N / scale) * v
     for n in range(1, N):
         active = trunc >= n
         Sn = ctx.oracle.sample_clients(R, sampled_clients, replace)
-        mask = ctx.xp.broadcast_to(active[:, None], Sn.shape)
-        hv = ctx.oracle.hvp_yy_g(Sn, xb, yb, p[:, None, :], count=mask).mean(axis=1)
-        p = ctx.xp.where(active[:, None], p - hv / scale, p)
-    ctx.communicate(rounds=N, up=N, down=N)
+        mask = xp.broadcast_to(active[:, None], Sn.shape)
+        ctx.broadcast(p, active=active)
+        hv = ctx.aggregate(ctx.oracle.hvp_yy_g(Sn, xb, yb, p[:, None, :], count=mask),
+                           active=active)
+        p = xp.where(active[:, None], p - hv / scale, p)
     ctx.hold(x.shape[-1], 2 * y.shape[-1])
     return p, trunc
+
+
+def released_ihgp(ctx: Context, idx, x, y, neumann_steps: int, scale: float):
+    """The official FedNest code's FedIHGP (``hvp_method='global_batch'``,
+    ``ClientManage.fedIHGP`` with ``Client.hvp_iter`` in ``core/``; reading FEDNEST-R7).
+
+    ``x (R, dim_x)``, ``y (R, dim_y)``.  Each client ``j`` of ``idx (R, n)`` keeps its own counter ``c_j ← (I − ∇²g_j/ℓ) c_j``
+    (``c_j⁰ = p₀ = mean_j ∇_y f_j``, its **own** Hessian) and sends ``p + c_j``; the server
+    appends these to a list that is never cleared and sets ``p`` to the mean of the whole
+    list.  Hence ``p_k = p_{k−1} + (1/k) mean_j (I − ∇²g_j/ℓ)^k p₀`` and, after ``N`` steps,
+    ``p_N = p₀ + Σ_{k=1}^N (1/k) mean_j (I − ∇²g_j/ℓ)^k p₀`` (no random truncation, no
+    ``N/ℓ`` scale, the series weighted by ``1/k``).  The code multiplies the indirect term by
+    its step ``hlr`` (``Client_hr.hyper_grad``), i.e. by ``1/ℓ`` here: returns
+    ``p_N/ℓ (R, dim_y)``.  Rounds: ``1 + N`` (the code's ``comm_round = 1 + neumann``)."""
+    xp = ctx.xp
+    xb, yb = x[:, None, :], y[:, None, :]
+    ctx.broadcast(x, y)
+    p0 = ctx.aggregate(ctx.oracle.grad_y_f(idx, xb, yb))
+    p, c, listed, count = p0, xp.broadcast_to(p0[:, None, :], idx.shape + p0.shape[-1:]), 0.0, 0
+    for _ in range(neumann_steps):
+        ctx.broadcast(p)
+        c = c - ctx.oracle.hvp_yy_g(idx, xb, yb, c) / scale
+        sent = p[:, None, :] + c                      # what each client sends: p + c_j
+        listed = listed + ctx.aggregate(sent) * idx.shape[1]
+        count += idx.shape[1]
+        p = listed / count                            # the mean of the never-cleared list
+    ctx.hold(x.shape[-1], 3 * y.shape[-1])
+    return p / scale
 
 
 def local_ihgp(ctx: Context, idx, x, y, neumann_steps: int, scale: float):
@@ -77,7 +124,8 @@ def phe(ctx: Context, x, y, neumann_steps: int, sampled_clients: int, scale: flo
     as Prop. 3 assumes: the ``H_i`` are then independent given ``F^k``).  [NOTE] readings:
     ``d_i = ∇ₓf`` (eq. 6, not the box's ``∇_y f``); the final Jacobian uses client
     ``c_i^{max N_i + 1}``.  Returns ``H (R, n, dim_x)``.  Rounds: ``1 + max_i N_i + 1`` (each
-    Neumann step moves every chain to another client), averaged over replicates.
+    Neumann step moves every chain to another client), averaged over replicates, counted from
+    the relays executed (``Context.broadcast``/``aggregate`` with ``active=``).
     """
     R, n, N, xp = ctx.replicates, sampled_clients, neumann_steps, ctx.xp
     xb, yb = x[:, None, :], y[:, None, :]
@@ -85,18 +133,21 @@ def phe(ctx: Context, x, y, neumann_steps: int, sampled_clients: int, scale: flo
     C0 = ctx.oracle.sample_clients(R, n, replace)
     d = ctx.oracle.grad_x_f(C0, xb, yb)
     p = (N / scale) * ctx.oracle.grad_y_f(C0, xb, yb)
-    ctx.communicate(rounds=1, up=0, down=2)
+    ctx.broadcast(x, y)
+    ctx.aggregate(p)                      # the chain heads hand p to the server (one round)
     longest = xp.max(trunc, axis=1)
     for l in range(1, N):
         active = trunc >= l
+        hop = longest >= l                # a relay round happens while some chain is alive
         Cl = ctx.oracle.sample_clients(R, n, replace)
+        ctx.broadcast(p[:, 0, :], active=hop)
         hv = ctx.oracle.hvp_yy_g(Cl, xb, yb, p, count=active)
         p = xp.where(active[..., None], p - hv / scale, p)
-    ctx.communicate(rounds=float(xp.mean(longest * 1.0)), up=float(xp.mean(longest * 1.0)),
-                    down=float(xp.mean(longest * 1.0)))
+        ctx.aggregate(p, active=hop)
     Cend = ctx.oracle.sample_clients(R, n, replace)
+    ctx.broadcast(p[:, 0, :])
     H = d - ctx.oracle.jvp_xy_g(Cend, xb, yb, p)
-    ctx.communicate(rounds=1, up=1, down=1)
+    ctx.aggregate(H)
     ctx.hold(x.shape[-1], 2 * y.shape[-1])
     return H
 

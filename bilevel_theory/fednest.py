@@ -120,7 +120,7 @@ import numpy as np
 from bilevel_theory.problems.validation import check_int, check_real
 
 from .algorithm import Algorithm, Context, as_schedule
-from .estimators import ihgp, local_ihgp
+from .estimators import ihgp, local_ihgp, released_ihgp
 from .fedmbo import default_neumann_steps
 from .inner import fedavg, fedsvrg
 
@@ -198,36 +198,48 @@ def theorem_3_2_schedule(rounds: int, alpha_bar: float,
 
 # ---------------------------------------------------------------------------- building blocks
 def fed_out(ctx: Context, x, y, step: float, local_steps: int, sampled_clients: int,
-            neumann_steps: int, scale: float, replace: bool = False, indirect: str = "ihgp"):
+            neumann_steps: int, scale: float, replace: bool = False, indirect: str = "ihgp",
+            series: str = "random"):
     """FedOut (Alg. 2): ``x⁺`` from ``x (R, dim_x)`` and ``y⁺ (R, dim_y)``.
 
-    ``indirect``: ``"ihgp"`` (bilevel: ``p`` from FedIHGP, ``N + 1`` rounds), ``"identity"``
-    (compositional: ``∇²_{yy}g = I``, ``p = mean_{S₀}∇_y f_i``, one round), ``"none"``
-    (minimax eq. 12 and single level: ``h_i = ∇ₓf_i``).  Then one round for ``h`` and one for
-    ``x⁺``.  Returns ``(x⁺, N')`` with ``N' (R,)`` the FedIHGP truncations, or ``None``.
+    ``indirect``: ``"ihgp"`` (bilevel: ``p`` from FedIHGP, ``1 + N'`` rounds executed),
+    ``"released"`` (the official code's estimator :func:`~bilevel_theory.estimators.released_ihgp`,
+    ``1 + N`` rounds, on the same client set as the rest of FedOut, as ``ClientManage.fed_out``),
+    ``"identity"`` (compositional: ``∇²_{yy}g = I``, ``p = mean_{S₀}∇_y f_i``, one round),
+    ``"none"`` (minimax eq. 12 and single level: ``h_i = ∇ₓf_i``).  Then one round for ``h``
+    and one for ``x⁺``.  ``series``: FedIHGP's truncation (``"random"``, Alg. 3; ``"full"``, the
+    deterministic series, a comparison only).  Returns ``(x⁺, N')`` with ``N' (R,)`` the
+    FedIHGP truncations, or ``None``.  Rounds are counted from the exchanges executed.
     """
     o, R, xp = ctx.oracle, ctx.replicates, ctx.xp
     xb, yb = x[:, None, :], y[:, None, :]
     trunc = None
+    S = None
     if indirect == "ihgp":
-        p, trunc = ihgp(ctx, x, y, neumann_steps, sampled_clients, scale, replace)
+        p, trunc = ihgp(ctx, x, y, neumann_steps, sampled_clients, scale, replace, series)
+    elif indirect == "released":
+        S = o.sample_clients(R, sampled_clients, replace)
+        p = released_ihgp(ctx, S, x, y, neumann_steps, scale)
     elif indirect == "identity":
         S0 = o.sample_clients(R, sampled_clients, replace)
-        p = o.grad_y_f(S0, xb, yb).mean(axis=1)
-        ctx.communicate(rounds=1, up=1, down=2)
-    S = o.sample_clients(R, sampled_clients, replace)
+        ctx.broadcast(x, y)
+        p = ctx.aggregate(o.grad_y_f(S0, xb, yb))
+    if S is None:
+        S = o.sample_clients(R, sampled_clients, replace)
     h_i = o.grad_x_f(S, xb, yb)
     if indirect != "none":
         h_i = h_i - o.jvp_xy_g(S, xb, yb, p[:, None, :])
-    h = h_i.mean(axis=1, keepdims=True)
-    ctx.communicate(rounds=1, up=1, down=3 if indirect != "none" else 2)
+        ctx.broadcast(x, y, p)
+    else:
+        ctx.broadcast(x, y)
+    h = ctx.aggregate(h_i)[:, None, :]
+    ctx.broadcast(h[:, 0, :])
     x_loc = xp.broadcast_to(xb, S.shape + (x.shape[-1],)) * 1.0
     for _ in range(local_steps):
         f_loc, f_ref = o.pair("grad_x_f", S, x_loc, yb, xb, yb)
         x_loc = x_loc - (step / local_steps) * (f_loc - f_ref + h)
-    ctx.communicate(rounds=1, up=1, down=1)
     ctx.hold(3 * x.shape[-1], y.shape[-1])
-    return x_loc.mean(axis=1), trunc
+    return ctx.aggregate(x_loc), trunc
 
 
 def lfed_out(ctx: Context, x, y, step: float, local_steps: int, sampled_clients: int,
@@ -239,6 +251,7 @@ def lfed_out(ctx: Context, x, y, step: float, local_steps: int, sampled_clients:
     o, R, xp = ctx.oracle, ctx.replicates, ctx.xp
     xb, yb = x[:, None, :], y[:, None, :]
     S = o.sample_clients(R, sampled_clients, replace)
+    ctx.broadcast(x, y)
     x_loc = xp.broadcast_to(xb, S.shape + (x.shape[-1],)) * 1.0
     for _ in range(local_steps):
         h = o.grad_x_f(S, x_loc, yb)
@@ -247,9 +260,8 @@ def lfed_out(ctx: Context, x, y, step: float, local_steps: int, sampled_clients:
         elif indirect == "identity":
             h = h - o.jvp_xy_g(S, x_loc, yb, o.grad_y_f(S, x_loc, yb))
         x_loc = x_loc - (step / local_steps) * h
-    ctx.communicate(rounds=1, up=1, down=2)
     ctx.hold(2 * x.shape[-1], 2 * y.shape[-1])
-    return x_loc.mean(axis=1)
+    return ctx.aggregate(x_loc)
 
 
 # ---------------------------------------------------------------------------- algorithms
@@ -271,17 +283,24 @@ class _FedNestFamily(Algorithm):
     kinds = ("bilevel", "minimax", "compositional")
     hvp: ClassVar[str] = "global"
     inner_solver: ClassVar[str] = "svrg"
+    #: the FedOut hypergradient estimator of the global variants: ``"paper"`` (Alg. 3) or
+    #: ``"released"`` (the official code's ``global_batch``, FEDNEST-R7)
+    estimator: ClassVar[str] = "paper"
     defaults = dict(
         _COMMON,
         inner_steps=10, inner_local_steps=None,
         neumann_steps=default_neumann_steps,
         inner_step=lambda c, p: 1.0 / (2.0 * c["ell_g1"]),
         neumann_scale=lambda c, p: c["ell_g1"],
+        neumann_series="random",
         y0=None,
     )
 
     def validate(self, hp: dict[str, Any]) -> dict[str, Any]:
         hp = _validate_flags(super().validate(hp))
+        if hp["neumann_series"] not in ("random", "full"):
+            raise ValueError("`neumann_series` must be 'random' (Alg. 3) or 'full' (the "
+                             f"deterministic series), got {hp['neumann_series']!r}")
         if hp["inner_local_steps"] is None:
             hp["inner_local_steps"] = hp["local_steps"]
         hp["inner_local_steps"] = check_int("inner_local_steps", hp["inner_local_steps"],
@@ -295,6 +314,8 @@ class _FedNestFamily(Algorithm):
 
     def step(self, ctx: Context, state, k: int):
         hp, kind = self.hp, INDIRECT[self.problem.kind]
+        if kind == "ihgp" and self.estimator == "released":
+            kind = "released"
         alpha = as_schedule("outer_step", hp["outer_step"])(k)
         beta = as_schedule("inner_step", hp["inner_step"])
         solver = fedsvrg if self.inner_solver == "svrg" else fedavg
@@ -304,7 +325,7 @@ class _FedNestFamily(Algorithm):
         args = (alpha, hp["local_steps"], hp["sampled_clients"], hp["neumann_steps"],
                 hp["neumann_scale"], hp["replace"], kind)
         if self.hvp == "global":
-            x_new, trunc = fed_out(ctx, x, y, *args)
+            x_new, trunc = fed_out(ctx, x, y, *args, series=hp["neumann_series"])
             if trunc is not None:
                 ctx.record("truncation", trunc)
         else:
@@ -316,6 +337,19 @@ class FedNest(_FedNestFamily):
     """FedNest: FedInn (FedSVRG) + FedOut (FedIHGP, SVRG local steps); ``2T + N + 3`` rounds."""
 
     name = "fednest"
+
+
+class FedNestReleased(_FedNestFamily):
+    """FedNest as the official code runs it (FEDNEST-R7): identical to ``fednest`` except
+    FedOut's hypergradient estimator, :func:`~bilevel_theory.estimators.released_ihgp`
+    (``core/ClientManage.py``, ``ClientManage.fedIHGP`` with ``hvp_method='global_batch'``, and
+    ``core/Client_hr.py``, ``Client.hvp_iter`` / ``Client.hyper_grad``, repository
+    ``ucr-optml/FedNest``): no random truncation, no ``N/ℓ`` scale, each client's own Hessian
+    powers, the series weighted by ``1/k``; one client set for the whole FedOut.  ``2T + N + 3``
+    rounds executed, the code's ``comm_round``.  ``neumann_series`` is unused."""
+
+    name = "fednest_released"
+    estimator = "released"
 
 
 class LFedNest(_FedNestFamily):
@@ -401,15 +435,16 @@ class FedAvgS(Algorithm):
         tau = hp["local_steps"]
         x, y = state["x"], state["y"]
         S = o.sample_clients(ctx.replicates, hp["sampled_clients"], hp["replace"])
+        ctx.broadcast(x, y)
         x_loc = xp.broadcast_to(x[:, None, :], S.shape + (x.shape[-1],)) * 1.0
         y_loc = xp.broadcast_to(y[:, None, :], S.shape + (y.shape[-1],)) * 1.0
         for _ in range(tau):
             gx = o.grad_x_f(S, x_loc, y_loc)
             gy = o.grad_y_g(S, x_loc, y_loc)  # = −∇_y f_i: descent on g is ascent on f
             x_loc, y_loc = x_loc - (alpha / tau) * gx, y_loc - (beta / tau) * gy
-        ctx.communicate(rounds=1, up=2, down=2)
         ctx.hold(2 * x.shape[-1], 2 * y.shape[-1])
-        return dict(x=x_loc.mean(axis=1), y=y_loc.mean(axis=1))
+        x_new, y_new = ctx.aggregate(x_loc, y_loc)
+        return dict(x=x_new, y=y_new)
 
 
 def _validate_flags(hp: dict[str, Any]) -> dict[str, Any]:
@@ -418,4 +453,4 @@ def _validate_flags(hp: dict[str, Any]) -> dict[str, Any]:
     return hp
 
 
-REGISTERED = (FedNest, LFedNest, FedNestSGD, LFedNestSVRG, FedSVRG, FedAvgS)
+REGISTERED = (FedNest, FedNestReleased, LFedNest, FedNestSGD, LFedNestSVRG, FedSVRG, FedAvgS)

@@ -2,7 +2,8 @@
 
 Each takes a :class:`~bilevel_theory.algorithm.Context`, the outer point ``x (R, dim_x)`` and
 the current ``y (R, dim_y)``, runs ``steps`` communication rounds and returns the new ``y``.
-``step`` is a schedule: a callable of the inner-step index ``t``.  Loops run over rounds and
+``step`` is a schedule: a callable of the inner-step index ``t``.  Every exchange goes through
+``Context.broadcast`` / ``Context.aggregate``, so the ledger counts what is executed.  Loops run over rounds and
 local steps only; clients and replicates are array axes.
 
 * :func:`minibatch_sgd` — FedMBO Alg. 1 lines 4–12: server step on the average of ``n``
@@ -25,9 +26,9 @@ def minibatch_sgd(ctx: Context, x, y, steps: int, step: Callable[[int], float],
     xb = x[:, None, :]
     for t in range(steps):
         idx = ctx.oracle.sample_clients(ctx.replicates, sampled_clients, replace)
-        G = ctx.oracle.grad_y_g(idx, xb, y[:, None, :], samples=samples).mean(axis=1)
+        ctx.broadcast(x, y)
+        G = ctx.aggregate(ctx.oracle.grad_y_g(idx, xb, y[:, None, :], samples=samples))
         y = y - step(t) * G
-        ctx.communicate(rounds=1, up=1, down=2)
     ctx.hold(x.shape[-1], 2 * y.shape[-1])
     return y
 
@@ -39,11 +40,11 @@ def fedavg(ctx: Context, x, y, steps: int, step: Callable[[int], float], sampled
     xb = x[:, None, :]
     for t in range(steps):
         idx = ctx.oracle.sample_clients(ctx.replicates, sampled_clients, replace)
+        ctx.broadcast(x, y)
         y_loc = ctx.xp.broadcast_to(y[:, None, :], idx.shape + (y.shape[-1],)) * 1.0
         for _ in range(local_steps):
             y_loc = y_loc - (step(t) / local_steps) * ctx.oracle.grad_y_g(idx, xb, y_loc)
-        y = y_loc.mean(axis=1)
-        ctx.communicate(rounds=1, up=1, down=2)
+        y = ctx.aggregate(y_loc)
     ctx.hold(x.shape[-1], 2 * y.shape[-1])
     return y
 
@@ -57,13 +58,13 @@ def fedsvrg(ctx: Context, x, y, steps: int, step: Callable[[int], float], sample
     for t in range(steps):
         idx = ctx.oracle.sample_clients(ctx.replicates, sampled_clients, replace)
         yb = y[:, None, :]
-        q = ctx.oracle.grad_y_g(idx, xb, yb).mean(axis=1, keepdims=True)
-        ctx.communicate(rounds=1, up=1, down=2)
+        ctx.broadcast(x, y)
+        q = ctx.aggregate(ctx.oracle.grad_y_g(idx, xb, yb))[:, None, :]
+        ctx.broadcast(q[:, 0, :])
         y_loc = ctx.xp.broadcast_to(yb, idx.shape + (y.shape[-1],)) * 1.0
         for _ in range(local_steps):
             g_loc, g_ref = ctx.oracle.pair("grad_y_g", idx, xb, y_loc, xb, yb)
             y_loc = y_loc - (step(t) / local_steps) * (g_loc - g_ref + q)
-        y = y_loc.mean(axis=1)
-        ctx.communicate(rounds=1, up=1, down=1)
+        y = ctx.aggregate(y_loc)
     ctx.hold(x.shape[-1], 3 * y.shape[-1])
     return y
