@@ -167,8 +167,11 @@ def test_compare_bad_baseline(results, tmp_path, content, fragment):
 
 def test_compare_without_results(tmp_path):
     base = tmp_path / "b.json"
-    base.write_text("{}")
-    one_line_error(invoke("compare", str(tmp_path / "nothing"), str(base)), "no summary.json")
+    base.write_text('{"demo.variance_vs_n": "holds"}')  # an empty baseline is an error itself
+    one_line_error(invoke("compare", str(tmp_path / "nothing"), str(base)),
+                   str(tmp_path / "nothing"), "does not exist")
+    (tmp_path / "empty").mkdir()
+    one_line_error(invoke("compare", str(tmp_path / "empty"), str(base)), "no results.jsonl")
 
 
 def test_real_entry_point_registers_the_commands():

@@ -49,7 +49,7 @@ class _Command(click.Command):
     Its output directories (parameters ``out`` and ``report``) are checked before it runs."""
 
     #: parameters naming directories the command writes, with their option names
-    OUTPUT_DIRS = (("out", "--out"), ("report", "--report"))
+    OUTPUT_DIRS = (("out", "--out", "results"), ("report", "--report", "the report"))
 
     def make_context(self, info_name, args, parent=None, **extra):
         try:
@@ -61,9 +61,9 @@ class _Command(click.Command):
         from .runner import MeasureError, WorkersLost  # noqa: PLC0415
 
         try:
-            for name, option in self.OUTPUT_DIRS:
+            for name, option, what in self.OUTPUT_DIRS:
                 if ctx.params.get(name) is not None:
-                    _check_output_dir(ctx.params[name], option)
+                    _check_output_dir(ctx.params[name], option, what)
             return super().invoke(ctx)
         except KeyboardInterrupt:
             out = ctx.params.get("out")
@@ -90,7 +90,7 @@ class _Command(click.Command):
             _fail(f"internal error: {type(err).__name__}: {err}", code=3)
 
 
-def _check_output_dir(value: Any, option: str) -> Path:
+def _check_output_dir(value: Any, option: str, what: str = "results") -> Path:
     """An output directory that exists and is writable, or can be created (nothing is
     created here); ``ValueError``/``OSError`` naming ``option`` otherwise."""
     import os  # noqa: PLC0415
@@ -98,19 +98,19 @@ def _check_output_dir(value: Any, option: str) -> Path:
     if not str(value).strip():
         raise ValueError(f"`{option}` must name a directory, got {str(value)!r}")
     path = Path(value)
+    cannot = f"`{option}`: cannot write {what} to {path}"
     if path.exists() or path.is_symlink():
         if not path.is_dir():
-            raise ValueError(f"`{option}` {path} is not a directory")
+            raise ValueError(f"{cannot}: it is not a directory")
         probe = path
     else:
         probe = path.absolute().parent
         while not probe.exists():
             probe = probe.parent
         if not probe.is_dir():
-            raise ValueError(f"`{option}` {path} cannot be created: {probe} is not a "
-                             "directory")
+            raise ValueError(f"{cannot}: {probe} is not a directory")
     if not os.access(probe, os.W_OK | os.X_OK):
-        raise OSError(f"`{option}` {path} is not writable ({probe}: permission denied)")
+        raise OSError(f"{cannot}: permission denied ({probe})")
     return path
 
 
