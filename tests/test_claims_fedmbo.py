@@ -8,11 +8,11 @@ import math
 
 import numpy as np
 import pytest
-from bilevel_theory.verify.claim import BUDGETS
-from bilevel_theory.verify.claims import fedmbo as F
 
 from bilevel_theory import make_context
 from bilevel_theory.estimators import neumann_bias_matrix
+from bilevel_theory.verify.claim import BUDGETS
+from bilevel_theory.verify.claims import fedmbo as F
 
 
 def _z(samples: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -136,5 +136,72 @@ def test_statements_parse_as_mathtext():
     for c in F.CLAIMS:
         assert mathtext_ok(f"${c.statement}$"), c.id
         assert mathtext_ok(f"${c.quantity}$"), c.id
-        assert c.source.startswith(F.SEED) and ("[TEXT]" in c.source or "[INFERRED]" in c.source)
+        assert c.source.startswith(F.P.paper.citation)
+        assert "[TEXT]" in c.source or "[INFERRED]" in c.source
         assert c.schedule and c.touches, c.id
+
+
+def test_claims_have_roles_mutants_and_reading_ids():
+    """Every claim states its role; confirmations and findings carry mutants; ``touches``
+    names readings by their ids; a window has its reason."""
+    for c in F.CLAIMS:
+        assert c.role in ("confirmation", "finding"), c.id
+        assert c.mutants, c.id
+        assert all(t.startswith(("FEDMBO-R", "FEDMBO-I")) for t in c.touches), c.id
+        assert c.window is None or c.window_reason, c.id
+    assert {c.id for c in F.CLAIMS if c.gpu_scale is not None} == {
+        "fedmbo.phe_variance_vs_clients", "fedmbo.ihgp_variance_contrast",
+        "fedmbo.inner_loop_drift"}
+
+
+def test_scalar_instance_constants():
+    """``g = ½ay² − bxy``, ``f = qy``: ℓ_{g,1} is the joint Hessian norm, ℓ_{f,1} = 0,
+    ℓ_{f,0} = |q|, no noise and no heterogeneity."""
+    c = F.scalar_problem(**F.PROP2).constants
+    assert c["ell_g1"] == pytest.approx(9.0) and c["mu_g"] == 5.0
+    assert c["ell_f1"] == 0.0 and c["ell_f0"] == 1.0
+    assert c["sigma_f2"] == c["sigma_g22"] == c["sigma_g2"] == 0.0
+    assert F.prop2_sigma_tilde2(c) == pytest.approx(6 * (9 / 5) ** 2)
+    t = F.scalar_problem(**F.TIGHT).constants
+    assert t["kappa_g"] == pytest.approx(625 / 49)
+
+
+@pytest.mark.parametrize("N", [4, 40])
+def test_prop2_variance_closed_form(N):
+    """On the scalar instance ``E‖H_i − H̄‖² = (b/ℓ)²q²V_N`` (PHE's N/ℓ-weighted random
+    truncation), and the deterministic truncation has no variance."""
+    p = F.scalar_problem(**F.PROP2)
+    out = F.prop2_explicit(N, 32, seed=3)["value"]
+    exact = (6 / 9) ** 2 * F.truncation_moment(N, 4 / 9)
+    assert abs(out.mean() - exact) < 4.5 * out.std() / math.sqrt(out.size), (out.mean(), exact)
+    assert exact / F.prop2_sigma_tilde2(p.constants) == pytest.approx(F.prop2_ratio(5 / 9, N))
+    assert F.prop2_explicit(N, 2, seed=3, fixed=True)["value"].max() < 1e-20
+
+
+def test_prop2_crossing():
+    """The variance exceeds σ̃_f² from N = 38 on at t = 5/9, not before; no t crosses earlier."""
+    n = F.prop2_crossing(5 / 9)
+    assert F.prop2_ratio(5 / 9, n) > 1 >= F.prop2_ratio(5 / 9, n - 1)
+    assert F.prop2_crossing() <= n
+    claim = next(c for c in F.CLAIMS if c.id == "fedmbo.phe_variance_prop2_explicit")
+    assert max(claim.grid["smoke"]) > n  # the grid reaches past the crossing
+
+
+def test_fixed_truncation_has_the_same_mean():
+    """The mutant ``phe_fixed`` changes the variance, not the conditional mean ``H̄``."""
+    p = F.phe_problem()
+    x, y = F.PHE_POINT
+    H = F._phe_outputs(p, x, y, 6, 1 << 12, 16, seed=4, backend="numpy", fixed=True)
+    z = _z(H.reshape(-1, p.dim_x), F.phe_mean(p, x, y, 6, p.constants["ell_g1"]))
+    assert np.all(np.abs(z) < 4.5), z
+
+
+def test_bias_bound_worst_case():
+    """scipy's search over scalar instances and points finds (bias/bound)² = 1 − 1/κ_g, the
+    closed-form supremum, attained by the TIGHT instance the claim uses."""
+    kt = 625 / 49
+    best, _ = F.bias_bound_search(kt, starts=6, seed=1)
+    assert best == pytest.approx(1 - 1 / kt, abs=2e-3)
+    a, b = F.TIGHT["a"], F.TIGHT["b"]
+    assert F.bias_bound_ratio([a, b, 0, 0, 0, 0, 0, 1, 1, 0]) ** 2 == pytest.approx(1 - 1 / kt)
+    assert F.bias_bound_ratio([a, b, 0, 0, 0, 0, 0, 1, 1, 0]) == pytest.approx(24 / 25)
