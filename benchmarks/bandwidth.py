@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from bilevel_theory.problems import Oracle, QuadraticBilevel, get_backend
 from bilevel_theory.problems.families import Dense, EigenScaled
 

@@ -26,9 +26,9 @@ import argparse
 from pathlib import Path
 
 import numpy as np
-from bilevel_theory.problems import QuadraticMinimax
 
 from bilevel_theory import run
+from bilevel_theory.problems import QuadraticMinimax
 
 METHODS = (("fednest", "FedNest", "tab:green", 3.5), ("lfednest", "LFedNest", "tab:orange", 1.3),
            ("fedavg_s", "FedAvg-S", "tab:blue", 1.6))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+
 from bilevel_theory.problems.families import Dense, EigenScaled
 
 BLOCK_ROWS = 4096

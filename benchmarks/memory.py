@@ -36,9 +36,8 @@ def _maxrss_bytes() -> int:
 
 def child(clients: int, dim: int, replicates: int, sampled_clients: int, backend: str) -> dict:
     """Runs inside the subprocess."""
-    from bilevel_theory.problems import QuadraticBilevel  # noqa: PLC0415
-
     from bilevel_theory import run  # noqa: PLC0415
+    from bilevel_theory.problems import QuadraticBilevel  # noqa: PLC0415
 
     from .common import synchronize  # noqa: PLC0415
     from .rounds import HYPERPARAMETERS  # noqa: PLC0415

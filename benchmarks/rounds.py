@@ -16,9 +16,9 @@ import tracemalloc
 from typing import Any
 
 import numpy as np
-from bilevel_theory.problems import QuadraticBilevel
 
 from bilevel_theory import ALGORITHMS, make_context
+from bilevel_theory.problems import QuadraticBilevel
 
 from .common import synchronize
 
