@@ -149,7 +149,8 @@ def test_second_writer_is_refused_and_a_stale_lock_is_taken_over(tmp_path):
         holder.wait(timeout=30)
     # the holder died holding the lock: its PID is still in the file, the lock is stale
     assert (out / LOCKNAME).read_text().split() == [str(holder.pid)]
-    result = check(FAST, catalogue=CATALOGUE, store=out)
+    with pytest.warns(UserWarning, match=f"took over the stale writer lock of PID {holder.pid}"):
+        result = check(FAST, catalogue=CATALOGUE, store=out)
     assert result.verdict == "holds"
     assert (out / LOCKNAME).read_text() == ""  # released, no owner left behind
 
@@ -162,7 +163,8 @@ def test_stale_lock_without_flock_is_detected_by_its_pid(tmp_path, monkeypatch):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)
     (tmp_path / LOCKNAME).write_text(dead.stdout)  # its process has exited: stale
-    assert check(FAST, catalogue=CATALOGUE, store=tmp_path).verdict == "holds"
+    with pytest.warns(UserWarning, match=f"stale writer lock of PID {dead.stdout.strip()}"):
+        assert check(FAST, catalogue=CATALOGUE, store=tmp_path).verdict == "holds"
 
 
 # ------------------------------------------------------------------- local workers

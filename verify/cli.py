@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -64,7 +65,9 @@ class _Command(click.Command):
             for name, option, what in self.OUTPUT_DIRS:
                 if ctx.params.get(name) is not None:
                     _check_output_dir(ctx.params[name], option, what)
-            return super().invoke(ctx)
+            with warnings.catch_warnings():
+                warnings.showwarning = _show_warning
+                return super().invoke(ctx)
         except KeyboardInterrupt:
             out = ctx.params.get("out")
             where = f" in {out}" if out else ""
@@ -112,6 +115,11 @@ def _check_output_dir(value: Any, option: str, what: str = "results") -> Path:
     if not os.access(probe, os.W_OK | os.X_OK):
         raise OSError(f"{cannot}: permission denied ({probe})")
     return path
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings on the command line: one line ``warning: …`` (no source line)."""
+    click.echo(f"warning: {' '.join(str(message).split())}", err=True)
 
 
 def _fail(message: str, code: int = 2) -> None:

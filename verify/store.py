@@ -204,6 +204,10 @@ def acquire_writer(directory: Path) -> tuple[int, int]:
                                  f"(PID {owner}, lock {path}): one run per results "
                                  "directory; wait for it to finish or choose another --out")
             # a PID left there is a stale lock (its process died holding it): taken over
+            stale = _read_pid(fd)
+            if stale and stale != os.getpid():
+                warnings.warn(f"{path}: took over the stale writer lock of PID {stale} (a run "
+                              "that ended without releasing it, e.g. killed)", stacklevel=4)
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         except BaseException:
