@@ -1,4 +1,4 @@
-"""LocalBSGM and LocalBSGVRM — Gao (2022), seed ``000_6161989d6a694e0b.txt`` (PAPERS.md §1).
+"""LocalBSGM and LocalBSGVRM: Gao, arXiv preprint 2022 (arXiv:2204.13299), Alg. 1 and Alg. 2.
 
 Problem:
     ``min_x Φ(x) = (1/K) Σ_k f^{(k)}(x, y*(x))``, ``y*(x) = argmin_y (1/K) Σ_k g^{(k)}(x, y)``,
@@ -14,52 +14,53 @@ Algorithm (Alg. 1, LocalBSGM; eqs. 3.3–3.5):
       ``u_t = (1−αη_t) u_{t−1} + αη_t ∇̂Φ^{(k)}(x_t, y_t; ξ̂_t)``,
       ``v_t = (1−βη_t) v_{t−1} + βη_t ∇_y g^{(k)}(x_t, y_t; ζ_t)``;
     * ``x_{t+1} = x_t − ρ₁η_t u_t``, ``y_{t+1} = y_t − ρ₂η_t v_t``;
-    * if ``(t+1) mod p = 0``: one communication round, each device uploads ``u, v, x, y`` (4
-      vectors) and every device is reset to the device average (4 vectors down).
+    * if ``(t+1) mod p = 0``: one communication round (``Context.aggregate``: each device
+      uploads ``u, v, x, y``; ``Context.broadcast``: the four averages go back down).
 
 Algorithm (Alg. 2, LocalBSGVRM; eq. 3.8), ``t = 1, …, T``:
     ``x_1`` given, ``y_1 = y*(x_1)``; at ``t = 1`` a minibatch of ``S`` independent estimates,
     ``u_1 = mean_S ∇̂Φ^{(k)}``, ``v_1 = mean_S ∇_y g^{(k)}``; for ``t > 1`` the STORM recursion
     ``u_t = (1 − αη_{t−1}²)(u_{t−1} − ∇̂Φ^{(k)}(x_{t−1}, y_{t−1}; ξ̂_t)) + ∇̂Φ^{(k)}(x_t, y_t; ξ̂_t)``
     (and the same for ``v`` with ``∇_y g``), the **same** sample ``ξ̂_t`` at both points: the
-    gradient parts through ``oracle.pair``, the ``Q`` Hessian factors and the Jacobian through
-    one shared draw per factor (:func:`_second_order_pair`); local steps and averaging as in
-    Alg. 1 with ``η_t`` of Thm. 2.
+    gradient parts through ``Oracle.pair``, the ``Q`` Hessian factors and the Jacobian through
+    ``Oracle.pair_hvp`` / ``Oracle.pair_jvp`` (GAO-I1); local steps and averaging as in Alg. 1
+    (GAO-I4) with ``η_t`` of Thm. 2.
 
-Theoretical guarantee (upper bounds, constants as in PAPERS.md §1):
+Theoretical guarantee (upper bounds; constants read as in GAO-R1):
     Thm. 1 / Cor. 1 (LocalBSGM): ``(1/T) Σ_t ‖∇Φ(x̄_t)‖² + L̃²‖ȳ_t − y*(x̄_t)‖² ≤ ε`` with
     ``T = O(κ⁵/(Kε²))``, ``p = O(1/(Kε^{1/2}))``, ``η = O(Kε)``, ``Q = O(log 1/ε)``:
     iterations ``∝ 1/K`` (linear speedup), communication ``T/p = O(κ⁵ε^{−3/2})``.
     Thm. 2 / Cor. 2 (LocalBSGVRM): ``T = O(κ³/(Kε^{3/2}))``, communication ``T/p = O(κ³/ε)``.
-    Both bounds contain ``4Δ_Q²``, ``Δ_Q = (1−θμ)^{Q+1}L₀L₁/μ`` (truncation bias).
+    Both bounds contain ``4Δ_Q²``, ``Δ_Q = (1−θμ)^{Q+1}L₀L₁/μ`` (truncation bias, GAO-R8).
     :func:`theorem1_schedule` and :func:`theorem2_schedule` return these schedules.
 
-Ambiguities resolved (PAPERS.md [NOTE]s):
-    * ``L̂``, ``L̃``, ``G`` are never defined: we take ``L̂ = L̃ = L₁`` and ``G = L₀``
-      (:func:`gao_constants`), with ``L₁ = max(ℓ_{f,1}, ℓ_{g,1})``, ``L₀ = ℓ_{f,0}``,
-      ``μ = μ_g``, ``L₂₁ = L₁₂ = L₂₂ = 0`` (constant Hessians) in ``L_Φ``.
-    * The box's upload of ``u_{t+1}, v_{t+1}`` (not yet formed) is read as the momenta carried
-      into the next iteration: after step ``t`` the devices average ``u_t, v_t, x_{t+1},
-      y_{t+1}``.  Communication follows the boxes' ``(t+1) mod p = 0`` literally: after
-      iterations ``p−1, 2p−1, …`` of Alg. 1 (``t`` from 0, i.e. every ``p`` iterations) and of
-      Alg. 2 (``t`` from 1, so its first round comes after ``p − 1`` iterations).
-    * ``∇̂Φ^{(k)}`` uses the device's **own** ``∇²_{yy}g^{(k)}`` and ``∇²_{xy}g^{(k)}`` (eq. 3.2–3.3);
-      eq. (3.1) calls this ``∇Φ^{(k)}``, but ``Φ^{(k)}(x) = f^{(k)}(x, y*(x))`` has the *global*
-      Hessians in its gradient.  Under heterogeneous Hessians the device average of (3.1) is
-      not ``∇Φ``, so both methods stop at the zero of the averaged local estimator
+Readings (ids of ``docs/papers/gao.md``):
+    * GAO-R1: ``L̂``, ``L̃``, ``G`` are never defined: ``L̂ = L̃ = L₁``, ``G = L₀``
+      (:func:`gao_constants`), ``L₁ = max(ℓ_{f,1}, ℓ_{g,1})``, ``L₀ = ℓ_{f,0}``, ``μ = μ_g``,
+      ``L₂₁ = L₁₂ = L₂₂ = 0`` (constant Hessians) in ``L_Φ``.
+    * GAO-R2: the box's upload of ``u_{t+1}, v_{t+1}`` (not yet formed) is read as the momenta
+      carried into the next iteration: after step ``t`` the devices average ``u_t, v_t,
+      x_{t+1}, y_{t+1}``.  Communication follows ``(t+1) mod p = 0`` literally: after
+      iterations ``p−1, 2p−1, …`` of Alg. 1 (``t`` from 0) and of Alg. 2 (``t`` from 1, so its
+      first round comes after ``p − 1`` iterations).
+    * GAO-R3: ``∇̂Φ^{(k)}`` uses the device's **own** ``∇²_{yy}g^{(k)}`` and ``∇²_{xy}g^{(k)}``
+      (eqs. 3.1–3.3).  Under heterogeneous Hessians the device average of (3.1) is not
+      ``∇Φ``, so both methods stop at the zero ``x̃`` of the averaged local estimator
       (:func:`biased_stationary_point`), a floor that no ``η, p, T, Q`` removes (the theorems'
-      heterogeneity ``δ²`` only enters multiplied by ``p²η²``).  See
-      :func:`device_hypergradient` for the exact bias.
-    * LocalBSGVRM's Hessian noise at the two points of eq. (3.8): one matrix sample ``Z_j`` per
-      factor, applied to both vectors (exact joint law, :func:`_second_order_pair`).
-    * The t = 1 minibatch of Alg. 2 averages ``S`` independent full estimates (each with its own
-      ``Q + 1`` Hessian/Jacobian samples).
-    * ``y_1 = y*(x_1)`` (Alg. 2's input) is taken from the closed form; pass ``y0`` to override.
-    * Thm. 2's ``η_t`` and ``α = β`` are the defaults of LocalBSGVRM (``eta=None``,
-      ``alpha=None``, ``beta=None``); ``eta`` callables take the paper's ``t`` (0-based in
-      Alg. 1, 1-based in Alg. 2).  Thm. 1/2's worst-case ``ρ₁, ρ₂`` (``O(1/κ⁵)``, ``μ/19720``)
-      make 10³ iterations do nothing, so the defaults below are practical values; the
-      theorems' limits are returned by :func:`theorem1_limits`.
+      heterogeneity ``δ²`` only enters multiplied by ``p²η²``); :func:`device_hypergradient`
+      gives the exact bias.
+    * GAO-I1: LocalBSGVRM's Hessian noise at the two points of eq. (3.8): one matrix sample per
+      factor, applied to both vectors (exact joint law, ``Oracle.pair_hvp``).
+    * GAO-I2: the t = 1 minibatch of Alg. 2 averages ``S`` independent full estimates (each
+      with its own ``Q + 1`` Hessian/Jacobian samples).
+    * GAO-I3: ``y_1 = y*(x_1)`` (Alg. 2's input) is taken from the closed form; pass ``y0`` to
+      override.
+    * GAO-R4 (Thm. 2's ``α = β``) and GAO-R7 (step sizes): Thm. 2's ``η_t`` and ``α = β`` are
+      the defaults of LocalBSGVRM (``eta=None``, ``alpha=None``, ``beta=None``); ``eta``
+      callables take the paper's ``t`` (0-based in Alg. 1, 1-based in Alg. 2).  Thm. 1/2's
+      worst-case ``ρ₁, ρ₂`` (``O(1/κ⁵)``, ``μ/19720``) make 10³ iterations do nothing, so the
+      defaults below are practical values; the theorems' limits are
+      :func:`theorem1_limits`.
 
 Args (hyperparameters):
     period (p, default 5), neumann_steps (Q; default: ``(1−θμ)^{Q+1} ≤ 10⁻³``), theta (θ,
@@ -67,16 +68,19 @@ Args (hyperparameters):
     ``θ < 1/L₁``), alpha, beta (LocalBSGM default 1; LocalBSGVRM Thm. 2), eta (float or
     callable of ``t``; LocalBSGM default 0.5, LocalBSGVRM Thm. 2's ``η_t``), rho1, rho2
     (LocalBSGM ``ρ₂ = 1/L₁``, ``ρ₁ = 0.2/L₁``; LocalBSGVRM 1, 1 = Thm. 2's cap), minibatch (S,
-    LocalBSGVRM, default ``p`` as in Thm. 2), x0, y0.
+    LocalBSGVRM, default ``p`` as in Thm. 2), correction (LocalBSGVRM, default ``True``:
+    eq. 3.8's STORM correction; ``False`` drops it, ``u_t = (1−a)u_{t−1} + a∇̂Φ(x_t)`` with
+    ``a = αη_{t−1}²``: plain momentum, a mutant for the claims), x0, y0.
 
 Returns:
     a :class:`~bilevel_theory.trace.Trace` with ``x = x̄_t`` and ``y = ȳ_t`` (device averages,
     the theorems' left-hand side); one trace round = one iteration ``t``; the ledger counts a
-    communication round only when the devices average.  ``trace.extras["drift"]``:
-    ``(rounds, R)`` mean over devices of ``‖x^{(k)} − x̄‖²`` after each iteration.
+    communication round only when the devices average (``Context.aggregate``).
+    ``trace.extras["drift"]``: ``(rounds, R)`` mean over devices of ``‖x^{(k)} − x̄‖²`` after
+    each iteration.
 
 Example:
-    >>> from problems import QuadraticBilevel
+    >>> from bilevel_theory.problems import QuadraticBilevel
     >>> from bilevel_theory import run
     >>> prob = QuadraticBilevel.random(clients=8, dim_x=3, dim_y=3, kappa=5, seed=0)
     >>> trace = run("localbsgm", prob, rounds=100, replicates=2, seed=0)
@@ -96,12 +100,13 @@ from bilevel_theory.problems.validation import check_int, check_real
 
 from .algorithm import Algorithm, Context, as_schedule
 from .estimators import theta_q
+from .hyperparameters import Hyper
 
 # ---------------------------------------------------------------------------------- constants
 
 
 def gao_constants(problem) -> dict[str, float]:
-    """Gao's constants for ``problem``, with the [NOTE] readings of the undefined symbols.
+    """Gao's constants for ``problem``, with GAO-R1's readings of the undefined symbols.
 
     ``L0 = ℓ_{f,0}``, ``L1 = max(ℓ_{f,1}, ℓ_{g,1})``, ``mu = μ_g``, ``kappa = L1/mu``,
     ``L_hat = L_tilde = L1``, ``G = L0``; ``L_Phi``: the exact smoothness constant of ``Φ``
@@ -133,7 +138,8 @@ def neumann_steps_for(problem, theta: float, relative: float = 1e-3) -> int:
 
 
 def truncation_bias_bound(problem, theta: float, neumann_steps: int) -> float:
-    """The paper's ``Δ_Q = (1 − θμ)^{Q+1} L₀L₁/μ`` (an upper bound)."""
+    """The paper's ``Δ_Q = (1 − θμ)^{Q+1} L₀L₁/μ`` (an upper bound; GAO-R8) with the constants
+    of :func:`gao_constants`."""
     g = gao_constants(problem)
     return (1.0 - theta * g["mu"]) ** (neumann_steps + 1) * g["L0"] * g["L1"] / g["mu"]
 
@@ -227,7 +233,7 @@ def theorem1_schedule(problem, epsilon: float, c_T: float = 1.0, c_p: float = 1.
     ``rounds T = ⌈c_T κ⁵/(Kε²)⌉``, ``period p = max(1, round(c_p/(Kε^{1/2})))``,
     ``eta η = c_η Kε``, ``neumann_steps Q`` from :func:`_neumann_for_epsilon`.  Returns the
     hyperparameters plus ``rounds``, ``communication = ⌊T/p⌋`` and ``notes`` flagging the
-    [NOTE] inconsistencies met at this point: ``p > 1`` needs ``K < c_p ε^{−1/2}`` (else p is
+    inconsistencies of GAO-R6 met at this point: ``p > 1`` needs ``K < c_p ε^{−1/2}`` (else p is
     clipped to 1, i.e. no local steps); ``η = O(Kε)`` grows with ``K`` and must stay below
     ``1/α``, ``1/β`` and 1 (flagged when it does not; then the run is outside Thm. 1).
     """
@@ -258,9 +264,10 @@ def theorem2_schedule(problem, epsilon: float, c_T: float = 1.0, c_p: float = 1.
     ``rounds T = ⌈c_T κ³/(Kε^{3/2})⌉``, ``period p = max(1, round(c_p/(Kε^{1/2})))``,
     ``minibatch S = p``, ``eta`` = Thm. 2's ``η_t`` (:func:`theorem2_eta`), ``alpha = beta`` =
     Thm. 2's ``L̂²/(3pK²) + L̂²/K`` (``momentum="theorem"``) or Cor. 2's ``L̂²/K²``
-    (``momentum="corollary"``; the two disagree, PAPERS.md [NOTE]).  Thm. 2's
+    (``momentum="corollary"``; the two disagree, GAO-R4).  Thm. 2's
     ``p ≤ 1/√(288(2 + 4L̂²/K)(ρ₁² + ρ₂²))`` (a constant) contradicts Cor. 2's ``p`` growing as
-    ``ε → 0``; the corollary's ``p`` is used and the conflict is reported in ``notes``.
+    ``ε → 0`` (GAO-R5); the corollary's ``p`` is used and the conflict is reported in
+    ``notes``.
     """
     epsilon = check_real("epsilon", epsilon, minimum=0.0, strict_minimum=True)
     if momentum not in ("theorem", "corollary"):
@@ -313,55 +320,20 @@ def gao_estimate(ctx: Context, idx, x, y, theta: float, Q: int):
     return gx - ctx.oracle.jvp_xy_g(idx, x, y, h)
 
 
-def _second_order_pair(ctx: Context, kind: str, idx, v1, v2):
-    """One stochastic second-order sample ``M(ζ) = M_k + σZ`` applied to two vectors:
-    ``(M(ζ)v₁, M(ζ)v₂)`` with the **same** ``Z`` (Gaussian, ``N(0, 1/d_out)`` entries, the
-    oracle's law).  Exact joint law at ``O(d)`` cost: the rows ``w`` of ``√d_out Z`` are i.i.d.
-    ``N(0, I)``, so ``(w·v₁, w·v₂)`` is bivariate normal with the Gram matrix of ``v₁, v₂``;
-    sampled by its Cholesky factor.  Both exact products come from one batched call (the two
-    points stacked on the client axis); counted as two calls per device.
-
-    Local stand-in for a same-sample second-order pair, which ``problems.Oracle.pair`` lacks.
-    """
-    xp, problem, n = ctx.xp, ctx.oracle.problem, idx.shape[1]
-    both_idx = xp.concatenate([idx, idx], axis=1)
-    both_v = xp.concatenate([v1, v2], axis=1)
-    if kind == "hvp":
-        exact = problem.exact_hvp_yy_g(both_idx, both_v)
-    else:
-        exact = problem.exact_jvp_xy_g(both_idx, both_v)
-    a, b = exact[:, :n], exact[:, n:]
-    R = idx.shape[0]
-    setattr(ctx.oracle.counter, kind,
-            getattr(ctx.oracle.counter, kind) + 2.0 * float(idx.size) / R)
-    sigma = problem.hessian_noise
-    if sigma == 0.0:
-        return a, b
-    d = a.shape[-1]
-    n1 = xp.sqrt((v1 * v1).sum(axis=-1, keepdims=True))
-    dot = (v1 * v2).sum(axis=-1, keepdims=True)
-    safe = xp.where(n1 > 0, n1, 1.0)
-    proj = xp.where(n1 > 0, dot / safe, 0.0)
-    resid = v2 - xp.where(n1 > 0, dot / safe ** 2, 0.0) * v1  # component of v₂ ⟂ v₁
-    rest = xp.sqrt((resid * resid).sum(axis=-1, keepdims=True))
-    xi1 = ctx.rng.standard_normal(a.shape)
-    xi2 = ctx.rng.standard_normal(a.shape)
-    s = sigma / math.sqrt(d)
-    return a + s * n1 * xi1, b + s * (proj * xi1 + rest * xi2)
-
-
 def gao_estimate_pair(ctx: Context, idx, x1, y1, x2, y2, theta: float, Q: int):
-    """Eq. (3.3) at two points with the same sample ``ξ̂ = {ξ, ζ₀, ζ₁…ζ_Q}`` (eq. 3.8):
-    ``∇ₓf, ∇_y f`` through ``oracle.pair``, each Hessian factor and the Jacobian through
-    :func:`_second_order_pair`.  Returns ``(∇̂Φ(x1, y1; ξ̂), ∇̂Φ(x2, y2; ξ̂))``."""
-    gx1, gx2 = ctx.oracle.pair("grad_x_f", idx, x1, y1, x2, y2)
-    r1, r2 = ctx.oracle.pair("grad_y_f", idx, x1, y1, x2, y2)
+    """Eq. (3.3) at two points with the same sample ``ξ̂ = {ξ, ζ₀, ζ₁…ζ_Q}`` (eq. 3.8,
+    GAO-I1): ``∇ₓf, ∇_y f`` through ``Oracle.pair``, each Hessian factor through
+    ``Oracle.pair_hvp`` and the Jacobian through ``Oracle.pair_jvp`` (same-sample pairs,
+    counted by the oracle).  Returns ``(∇̂Φ(x1, y1; ξ̂), ∇̂Φ(x2, y2; ξ̂))``."""
+    o = ctx.oracle
+    gx1, gx2 = o.pair("grad_x_f", idx, x1, y1, x2, y2)
+    r1, r2 = o.pair("grad_y_f", idx, x1, y1, x2, y2)
     w1, w2 = r1, r2
     for _ in range(Q):
-        h1, h2 = _second_order_pair(ctx, "hvp", idx, r1, r2)
+        h1, h2 = o.pair_hvp(idx, x1, y1, x2, y2, r1, r2)
         r1, r2 = r1 - theta * h1, r2 - theta * h2
         w1, w2 = w1 + r1, w2 + r2
-    j1, j2 = _second_order_pair(ctx, "jvp", idx, theta * w1, theta * w2)
+    j1, j2 = o.pair_jvp(idx, x1, y1, x2, y2, theta * w1, theta * w2)
     return gx1 - j1, gx2 - j2
 
 
@@ -372,6 +344,12 @@ class _GaoBase(Algorithm):
     """Shared validation, initialization and periodic averaging of Alg. 1 and Alg. 2."""
 
     kinds = ("bilevel", "compositional")
+    schema = {
+        "eta": Hyper("positive", "η (η_t): step constant, or a schedule of t (Thm 2's η_t)",
+                     schedule=True, optional=True),
+        "correction": Hyper("flag", "LocalBSGVRM: eq. 3.8's STORM correction (False: a "
+                            "mutant without it)"),
+    }
 
     def validate(self, hp):
         hp = super().validate(hp)
@@ -402,11 +380,15 @@ class _GaoBase(Algorithm):
 
     @staticmethod
     def _average(ctx: Context, *arrays):
-        """One communication round: every device gets the device average of each array."""
+        """One communication round (GAO-R2): the devices upload ``arrays`` and the server
+        averages them (``Context.aggregate``: the round and the uplink), then sends the
+        averages back (``Context.broadcast``: the downlink); every device is reset to them."""
         xp = ctx.xp
-        ctx.communicate(rounds=1, up=len(arrays), down=len(arrays))
-        return tuple(xp.broadcast_to(a.mean(axis=1, keepdims=True), a.shape) * 1.0
-                     for a in arrays)
+        means = ctx.aggregate(*arrays, axis=1)
+        means = means if isinstance(means, tuple) else (means,)
+        ctx.broadcast(*means)
+        return tuple(xp.broadcast_to(m[:, None, :], a.shape) * 1.0
+                     for m, a in zip(means, arrays))
 
     @staticmethod
     def _state(ctx: Context, xs, ys, record: bool = True, **rest):
@@ -482,7 +464,7 @@ class LocalBSGVRM(_GaoBase):
         period=5, neumann_steps=None,
         theta=lambda c, p: default_theta(p),
         alpha=None, beta=None, eta=None, rho1=1.0, rho2=1.0, minibatch=None,
-        x0=None, y0=None,
+        correction=True, x0=None, y0=None,
     )
 
     def validate(self, hp):
@@ -498,6 +480,8 @@ class LocalBSGVRM(_GaoBase):
         as_schedule("eta", hp["eta"])
         hp["minibatch"] = check_int("minibatch", p if hp["minibatch"] is None
                                     else hp["minibatch"], minimum=1)
+        if not isinstance(hp["correction"], bool):
+            raise TypeError(f"`correction` must be True or False, got {hp['correction']!r}")
         return hp
 
     def init(self, ctx: Context):
@@ -535,8 +519,12 @@ class LocalBSGVRM(_GaoBase):
                                          hp["theta"], hp["neumann_steps"])
             gnew, gold = ctx.oracle.pair("grad_y_g", idx, xs, ys, state["xs_prev"],
                                          state["ys_prev"])
-            u = (1.0 - a) * (state["u"] - old) + new
-            v = (1.0 - b) * (state["v"] - gold) + gnew
+            if hp["correction"]:
+                u = (1.0 - a) * (state["u"] - old) + new
+                v = (1.0 - b) * (state["v"] - gold) + gnew
+            else:  # mutant: STORM correction dropped (plain momentum with weight a, b)
+                u = (1.0 - a) * state["u"] + a * new
+                v = (1.0 - b) * state["v"] + b * gnew
         eta = schedule(t)
         xs_prev, ys_prev = xs, ys
         xs = xs - hp["rho1"] * eta * u
