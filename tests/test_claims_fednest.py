@@ -8,12 +8,12 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
-from bilevel_theory.verify.claim import BUDGETS
-from bilevel_theory.verify.claims import fednest as F
-from bilevel_theory.verify.fit import in_window
 
 from bilevel_theory import rates
 from bilevel_theory.estimators import neumann_bias_matrix
+from bilevel_theory.verify.claim import BUDGETS
+from bilevel_theory.verify.claims import fednest as F
+from bilevel_theory.verify.fit import in_window
 
 BY_ID = {c.id: c for c in F.CLAIMS}
 
@@ -23,9 +23,16 @@ def test_ids_sources_and_budgets():
     for c in F.CLAIMS:
         assert c.id.split(".")[0] in ("fednest", "lfednest")
         assert c.paper == "FedNest 2022"
-        assert c.source.startswith(F.SEED_FILE) and ("[TEXT]" in c.source
-                                                     or "[INFERRED]" in c.source)
+        assert c.source.startswith("Tarzanagh, Li, Thrampoulidis & Oymak, ICML 2022")
+        assert "[TEXT]" in c.source or "[INFERRED]" in c.source
         assert c.schedule
+        assert c.role in ("confirmation", "finding", "control")
+        assert (len(c.mutants) >= 1) == (c.role != "control"), c.id
+        assert all(t.startswith(("FEDNEST-R", "FEDNEST-I")) for t in c.touches), c.id
+        if c.window is not None:
+            assert c.window_reason, c.id
+        for text in (c.source, c.reason, c.schedule, *c.touches):
+            assert "PAPERS" not in text and ".txt" not in text and "[NOTE]" not in text
         for b in BUDGETS:
             inside = in_window(np.asarray(c.grid[b], float), c.window)
             assert inside.sum() >= (2 if c.kind == "exact" else 3), (c.id, b)
@@ -70,6 +77,7 @@ def test_predictions_are_derived_from_rates():
     assert BY_ID["fednest.ihgp_bias_vs_N"].law.value == pytest.approx(
         math.log(1 - 1 / F._ihgp_problem()[0].constants["kappa_g"]))
     assert BY_ID["fednest.variance_floor"].law.value == -1.0
+    assert BY_ID["fednest.variance_floor_vs_step"].law.value == 0.0
     assert BY_ID["lfednest.bias_under_heterogeneity"].law.value == 4.0
     assert BY_ID["fednest.fedinn_vs_fedavg"].law.value == 0.0
     # the Cor. 3.1 window starts at the crossover κ_g³
@@ -78,10 +86,19 @@ def test_predictions_are_derived_from_rates():
 
 
 def test_rounds_predictions():
+    """Executed counts from events: 2T + N' + 3 at the drawn N' (mean 2T + (N−1)/2 + 3 by
+    sympy), the official fixed schedule 2T + N + 3; the extra-aggregation mutant adds one."""
     out = F.fednest_rounds(5, 2, seed=0)
-    assert out["predicted"][0] == 2 * F.ROUNDS_T + 5 + 3 == out["value"][0]
+    assert out["predicted"][0] == pytest.approx(out["value"][0], abs=1e-12)
+    assert 2 * F.ROUNDS_T + 3 <= out["value"][0] <= 2 * F.ROUNDS_T + 5 + 2
+    assert out["expected_mean"][0] == 2 * F.ROUNDS_T + (5 - 1) / 2 + 3
+    assert out["official"][0] == 2 * F.ROUNDS_T + 5 + 3
+    assert sp.simplify(F.ROUNDS_MEAN - (2 * F.T_sym + (F.N_sym - 1) / 2 + 3)) == 0
+    bad = F.fednest_rounds(5, 2, seed=0, extra_aggregation=True)
+    assert bad["value"][0] == pytest.approx(bad["predicted"][0] + 1, abs=1e-12)
     out = F.lfednest_rounds(4, 2, seed=0)
     assert out["predicted"][0] == 4 + 1 == out["value"][0]
+    assert F.lfednest_rounds(4, 2, seed=0, extra_aggregation=True)["value"][0] == 6
 
 
 @pytest.mark.parametrize("setting", ["paper", "notebook"])
@@ -123,3 +140,19 @@ def test_lfednest_bias_vanishes_without_heterogeneity():
     out = F.lfednest_bias(0.0, 16, seed=4)
     v = out["value"]
     assert abs(v.mean()) < 4.5 * v.std() / math.sqrt(v.size) + 1e-9
+
+
+def test_variance_floor_repaired_by_the_deterministic_series():
+    """The full-series mutant removes the floor: deterministic, and at K = 400 far below the
+    random truncation's average stationarity."""
+    a = F.variance_floor(400, 4, 0)["value"].mean()
+    b = F.variance_floor(400, 2, 0, series="full")["value"]
+    assert b[0] == b[1] and b[0] < 0.3 * a
+
+
+def test_notebook_fednest_drops_b():
+    """The b-free instance of the notebook's FedNest cell keeps A_i, P and x* = 0."""
+    prob, nob = F._mm_problem("paper"), F._mm_problem_without_b("paper")
+    np.testing.assert_allclose(nob.client(3)["A"], prob.client(3)["A"])
+    assert np.abs(nob.c).max() == 0 and np.abs(prob.c).max() > 0
+    np.testing.assert_allclose(nob.x_star, prob.x_star, atol=1e-12)
