@@ -483,3 +483,21 @@ def test_ctrl_c_exits_130_and_keeps_the_results(tmp_path, reference):
     assert json.loads((out / "run.json").read_text())["points_run"] == POINTS - lines // REPS
     summary = json.loads((out / "summary.json").read_text())
     assert without_timing(summary) == without_timing(reference)
+
+
+def test_baseline_writer_refuses_an_empty_catalogue_and_a_fifo(tmp_path, monkeypatch, capsys):
+    from bilevel_theory.verify import baseline  # noqa: PLC0415
+
+    path = tmp_path / "baseline.json"
+    monkeypatch.setattr(baseline, "expected_verdicts", lambda claims=None: {})
+    assert baseline.main(["--path", str(path)]) == 2
+    assert "refusing to write an empty baseline" in capsys.readouterr().err
+    assert not path.exists()
+    monkeypatch.setattr(baseline, "expected_verdicts", lambda claims=None: {FAST: "holds"})
+    assert baseline.main(["--path", str(path)]) == 0
+    assert json.loads(path.read_text()) == {FAST: "holds"}
+    assert baseline.main(["--check", "--path", str(path)]) == 0
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    assert baseline.main(["--check", "--path", str(fifo)]) == 2  # not waited on
+    assert "not a regular file" in capsys.readouterr().err
