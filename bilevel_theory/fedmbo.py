@@ -1,4 +1,4 @@
-"""FedMBO — Huang, Zhang, Ji (ICML 2023), seed ``001_2f8be2fcf2864762.txt``.
+"""FedMBO — Huang, Zhang & Ji, ICML 2023 (arXiv:2302.05412), Alg. 1 and Alg. 2.
 
 Problem:
     ``min_x Φ(x) = (1/m) Σ_i f_i(x, y*(x))``, ``y*(x) = argmin_y (1/m) Σ_i g_i(x, y)``, with
@@ -14,11 +14,13 @@ Theoretical guarantee (upper bounds):
     ``β_{k,t} = β̄ α_k / T``: ``(1/K) Σ E‖∇Φ(x^k)‖² = O((α̂₃ + α̂₃⁻¹)/√(nK) + 1/K + b²)``;
     Cor. 1: ``K = O(κ_g⁵ ε⁻² / n)``.  :func:`theorem_schedule` gives the step sizes.
 
-Ambiguities resolved (PAPERS.md [NOTE]s):
-    the inner update is ``y^{k,t+1} = y^{k,t} − β G`` (§3.1, not the box's typo); PHE uses
-    ``d_i = ∇ₓf`` (eq. 6) and client ``c_i^{max N_i + 1}`` for the Jacobian; sampling is with
-    replacement by default (Prop. 3's proof), ``replace=False`` for the other reading; ``β``
-    follows the proof's ``β̄`` without the ``1/(2n)`` factor of the statement.
+Readings (``docs/papers/fedmbo.md``):
+    FEDMBO-R1: the inner update is ``y^{k,t+1} = y^{k,t} − β G`` (§3.1, not the box's typo);
+    FEDMBO-R2, R3: PHE uses ``d_i = ∇ₓf`` (eq. 6) and client ``c_i^{max N_i + 1}`` for the
+    Jacobian; FEDMBO-R4: sampling is with replacement by default (Prop. 3's proof),
+    ``replace=False`` for the other reading; FEDMBO-R7: ``β`` follows the proof's ``β̄``
+    without the ``1/(2n)`` factor of the statement.  Communication is counted by
+    :func:`~bilevel_theory.estimators.phe` and :func:`~bilevel_theory.inner.minibatch_sgd`.
 
 Args (hyperparameters):
     inner_steps (T), samples (S), sampled_clients (n), neumann_steps (N), outer_step (α, float
@@ -29,7 +31,7 @@ Returns:
     a :class:`~bilevel_theory.trace.Trace`; ``y`` is ``y^{k}``.
 
 Example:
-    >>> from problems import QuadraticBilevel
+    >>> from bilevel_theory.problems import QuadraticBilevel
     >>> from bilevel_theory import run
     >>> prob = QuadraticBilevel.random(clients=20, dim_x=3, dim_y=3, kappa=5, seed=0)
     >>> trace = run("fedmbo", prob, rounds=50, replicates=4, seed=0)
