@@ -1,5 +1,6 @@
-"""AFBO — Li, Zhu, Gong, Mao, Zhou, "Anarchic Federated Bilevel Optimization" (WiOpt'24),
-seed ``004_c02b3253ce8088b2.txt`` (PAPERS.md §5); it makes FedMBO (seed 001) asynchronous.
+"""AFBO — Li, Zhu, Gong, Mao & Zhou, "Anarchic Federated Bilevel Optimization", WiOpt 2024;
+it makes FedMBO (Huang, Zhang & Ji, ICML 2023) asynchronous.  Readings ``AFBO-R…``/``AFBO-I…``
+and lemmas ``AFBO-L…``: ``docs/papers/afbo.md``.
 
 Problem:
     ``min_x Φ(x) = (1/m) Σ_i f_i(x, y*(x))``, ``y*(x) = argmin_y (1/m) Σ_i g_i(x, y)``; clients
@@ -25,45 +26,47 @@ Theoretical guarantee (upper bounds, Thm. 4.1 / Cor. 4.1, Assumptions 4.1–4.6)
     through ``(1/m) Σ_i τ_i^t`` in an ``η²`` term (at most linear in the mean delay τ̄); the
     paper claims most-recent-update aggregation removes the asynchronous bias.
 
-Ambiguities resolved (PAPERS.md [NOTE]s):
-    * off-by-one: an update made in the current step has age 0, i.e. it is used at once
-      (paper ``τ = 1`` ↔ age 0); every delay equal to 1 in the paper's convention is exactly
-      the synchronous algorithm (``afbo`` with :class:`Synchronous` equals ``afbo_sync``
-      bitwise).  A client updating at round ``s`` computes at the then-current point
-      (``x^s, y^{s+1}``); the server reuses that value until the client's next upload.
-    * every client uploads at the very first step (global step 0) so that the server's
-      tables are full ("the server holds the most recent updates of all clients").
-    * APHE is evaluated at ``y^{t+1} = y^{t,K}`` (the natural point), not ``y^{t,K−1}``.
-    * APHE's ``1/N`` is ``1/m``, its ``p_{i,N}`` is ``p_{i,U}``, and ``U`` products are taken
-      (the box's loop ``l = 0..m`` would take ``m + 1``).  ``truncation="fixed"`` is the paper's
-      deterministic ``U`` (``neumann_steps``, default ``U = m``) *as written*:
-      ``(U/ℓ)(I − Ĥ/ℓ)^U`` is **not** an approximation of ``[∇²_{yy}g]⁻¹`` (it tends to 0 as
-      ``U`` grows), so this estimator is biased for any ``U`` and AFBO as written converges to
-      a wrong point (measured in ``tests/test_afbo.py``).  ``"random"`` is FedNest/FedMBO's
-      ``U ~ Unif{0..N−1}`` (unbiased up to the Neumann bias, but random even without noise);
-      ``"series"`` is its expectation, the deterministic truncated series
-      ``(1/ℓ) Σ_{n<N} Π_{l≤n}(I − Ĥ_l/ℓ)`` (bias ``(1 − μ_g/ℓ)^N/μ_g``).
-    * APHE's ``p_{i,0}`` averages the server's table of ``∇_y f_j`` (Alg. 2, step 3) rather than
-      client ``i``'s own ``∇_y f_i`` (main-text estimator); one stored sample per client,
-      shared by the chains.  The Hessian/Jacobian averages over ``j`` are products computed by
-      every client ``j`` at its stored point with a fresh sample per chain and step
-      (``ζ_{i,l}``, ``φ_i``); on these quadratics the Hessians do not depend on the point.
-    * the local iterates ``y_{i,e}`` have no update rule in the paper; Lemma 4.2 has no
-      client-drift term, i.e. it treats ``G_i`` as an unbiased estimate of
-      ``∇_y g_i(x^t, y^{t,k})``.  Default ``local_step = 0``: the ``E_i`` gradients are drawn
-      at ``y^{t,k}`` (a minibatch of ``E_i``); ``local_step > 0`` runs local SGD
-      ``y_{i,e+1} = y_{i,e} − local_step·G_{i,e}`` (drifts under heterogeneity).
-    * inner and outer delays come from two independent processes of the same model unless
-      ``inner_delay`` is given; the inner process runs continuously across outer rounds, so a
-      stale ``G_i`` may come from an earlier outer round (computed at an earlier ``x``).
+Readings taken (``docs/papers/afbo.md``):
+    * AFBO-R1: an update made in the current step has age 0, i.e. it is used at once (paper
+      ``τ = 1`` ↔ age 0); every delay 1 is exactly the synchronous algorithm (``afbo`` with
+      :class:`Synchronous` equals ``afbo_sync`` bitwise).  A client updating at round ``s``
+      computes at the then-current point (``x^s, y^{s+1}``); the server reuses that value
+      until the client's next upload.
+    * AFBO-I3: every client uploads at the very first step (global step 0) so that the
+      server's tables are full; inner and outer delays come from two independent processes of
+      the same model unless ``inner_delay`` is given; the inner process runs continuously
+      across outer rounds, so a stale ``G_i`` may come from an earlier outer round.
+    * AFBO-R2: APHE is evaluated at ``y^{t+1} = y^{t,K}``, not ``y^{t,K−1}``.
+    * AFBO-R3: APHE's ``1/N`` is ``1/m``, its ``p_{i,N}`` is ``p_{i,U}``, and ``U`` products are
+      taken.  ``truncation="fixed"`` is the paper's deterministic ``U`` (``neumann_steps``,
+      default ``U = m``) *as written*: ``(U/ℓ)(I − Ĥ/ℓ)^U`` is **not** an approximation of
+      ``[∇²_{yy}g]⁻¹`` (lemma AFBO-L1: at most ``1/e`` of it in every eigendirection, and
+      ``→ 0`` as ``U`` grows), so AFBO as written converges to a wrong point.  ``"random"`` is
+      FedNest/FedMBO's ``U ~ Unif{0..N−1}`` with the ``N/ℓ`` scale; ``"series"`` is its
+      expectation, the truncated series ``(1/ℓ) Σ_{n<N} Π_{l≤n}(I − Ĥ_l/ℓ)`` (bias
+      ``(1 − μ_g/ℓ)^N/μ_g``).
+    * AFBO-R4: APHE's ``p_{i,0}`` averages the server's table of ``∇_y f_j`` (Alg. 2) rather
+      than client ``i``'s own ``∇_y f_i``; one stored sample per client, shared by the chains.
+      The Hessian/Jacobian averages over ``j`` are products computed by every client ``j`` at
+      its stored point with a fresh sample per chain and step.
+    * AFBO-I1: the local iterates ``y_{i,e}`` have no update rule in the paper.  Default
+      ``local_step = 0``: the ``E_i`` gradients are drawn at ``y^{t,k}`` (a minibatch of
+      ``E_i``); ``local_step > 0`` runs local SGD ``y_{i,e+1} = y_{i,e} − local_step·G_{i,e}``.
     * ``K`` is constant (``inner_steps``); step sizes are constants or callables of ``t``.
+
+Communication (``Context.broadcast``/``aggregate``): inner step — the server broadcasts ``y``,
+the updating clients send ``G_i`` (one round); APHE — the server broadcasts ``(x, y)``, the
+updating clients send ``∇_y f_i`` and ``d_i = ∇ₓf_i`` (one round); each Neumann step and the
+final Jacobian step — the server sends every active chain's vector to the member clients, each
+returns its product for every chain (one round; ``vectors=`` counts one vector per chain
+served); the server forms ``H_i = d_i − W_i p_i`` and steps ``x``, then broadcasts it.
 
 Ledger (per outer round; ``n_k`` clients update at inner step ``k``, ``n`` at the outer step,
 averaged over replicates; uplink/downlink are vectors per client averaged over the ``m``
 clients): rounds ``K + S + 2`` with ``S`` the Neumann steps (``U`` fixed, ``N − 1`` series,
 ``max_{i updating} N_i`` random); grad calls ``Σ_k Σ_{i∈n_k} E_i + 2n``; hvp calls
 ``m · Σ_{i updating} S_i`` (every client multiplies every updating chain); jvp calls
-``n·m``; uplink ``Σ_k n_k/m + n/m + Σ_i S_i + n + n/m``; downlink ``K + 2 + Σ_i S_i + 1``.
+``n·m``; uplink ``Σ_k n_k/m + 2n/m + Σ_i S_i + n``; downlink ``K + 2 + Σ_i S_i + n + 1``.
 ``afbo_naive`` replaces ``m`` by the arrived count ``n`` in the client averages.
 
 Args (hyperparameters):
@@ -71,7 +74,9 @@ Args (hyperparameters):
     of t), delay (a :class:`DelayModel` or ``"sync"``, ``"bounded:τ_M"``, ``"heavy:α[:cap]"``,
     ``"stragglers:fraction[:slowdown]"``), inner_delay (same, default: the ``delay`` model),
     local_iterations (int, ``"uniform:a-b"`` drawn per inner step, client and replicate, or
-    an array of ``m`` ints), local_step (≥ 0), truncation (``"fixed" | "random" | "series"``),
+    an array of ``m`` ints), local_step (≥ 0), aligned (bool, default True: the aligned mean
+    ``(1/E_i)Σ_e``; False: the sum ``Σ_e``), stale_weighting (``afbo`` only: ``"none"``, or
+    ``"age"``: the server weights each stored update by its age ``τ_i``), truncation (``"fixed" | "random" | "series"``),
     neumann_steps (``U`` for fixed, default ``m``; ``N`` otherwise, default
     ``⌈κ_g log 10³⌉``), neumann_scale (ℓ, default ``ℓ_{g,1}``), x0, y0.
 
@@ -82,7 +87,7 @@ Returns:
     step), each of shape ``(rounds, R)``.
 
 Example:
-    >>> from problems import QuadraticBilevel
+    >>> from bilevel_theory.problems import QuadraticBilevel
     >>> from bilevel_theory import run
     >>> prob = QuadraticBilevel.random(clients=8, dim_x=3, dim_y=3, kappa=3, seed=0)
     >>> trace = run("afbo", prob, rounds=40, replicates=2, seed=0, delay="bounded:3",
@@ -105,6 +110,17 @@ from .algorithm import Algorithm, Context, as_schedule
 from .fedmbo import default_neumann_steps
 
 TRUNCATIONS = ("fixed", "random", "series")
+
+try:  # the shared hyperparameter declarations, where present: APHE's U may be left to default
+    from dataclasses import replace as _replace
+
+    from .hyperparameters import SCHEMA as _SCHEMA
+
+    _AFBO_SCHEMA = {"neumann_steps": _replace(_SCHEMA["neumann_steps"], optional=True)}
+    if "local_iterations" in _SCHEMA:  # an int, "uniform:a-b" or an array (LocalIterations)
+        _AFBO_SCHEMA["local_iterations"] = _replace(_SCHEMA["local_iterations"], kind="text")
+except ImportError:  # pragma: no cover - older layouts without the schema module
+    _AFBO_SCHEMA = {}
 
 
 # ============================================================================ delay models
@@ -349,9 +365,11 @@ class LocalIterations:
                                      dtype=xp.int64)
 
 
-def aligned_gradients(ctx: Context, x, y, E, e_max: int, local_step: float = 0.0, count=None):
+def aligned_gradients(ctx: Context, x, y, E, e_max: int, local_step: float = 0.0, count=None,
+                      aligned: bool = True):
     """AFBO Alg. 1 lines 5–8 for all ``m`` clients: ``G_i = (1/E_i) Σ_{e<E_i} ∇_y g_i(x, y_{i,e})``
-    with ``y_{i,0} = y`` and ``y_{i,e+1} = y_{i,e} − local_step·∇_y g_i(x, y_{i,e})``.
+    with ``y_{i,0} = y`` and ``y_{i,e+1} = y_{i,e} − local_step·∇_y g_i(x, y_{i,e})``
+    (``aligned=False``: the unaligned sum ``Σ_e``, which weights client ``i`` by ``E_i``).
 
     ``x (R, dim_x)``, ``y (R, dim_y)``, ``E (R, m)``; ``count (R, m)`` marks the clients that
     really compute (the rest are computed and discarded, not counted).  Returns ``(R, m, dim_y)``.
@@ -370,7 +388,7 @@ def aligned_gradients(ctx: Context, x, y, E, e_max: int, local_step: float = 0.0
         if local_step > 0.0:
             y_loc = y_loc - local_step * g
     ctx.hold(x.shape[-1], 2 * y.shape[-1])
-    return total / E[..., None]
+    return total / E[..., None] if aligned else total
 
 
 # ============================================================================ APHE
@@ -420,8 +438,6 @@ def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: flo
     idx = xp.broadcast_to(xp.arange(m)[None, :], (R, m))
     act = xp.ones((R, m), dtype=bool) if active is None else active
     mem = xp.ones((R, m), dtype=bool) if members is None else members
-    n_act = xp.sum(act, axis=1) * 1.0  # (R,)
-    n_mem = xp.sum(mem, axis=1) * 1.0
     # pairwise (chain i, client j) queries, flattened to the oracle's (R, n) layout
     pair_idx = xp.reshape(xp.broadcast_to(xp.arange(m)[None, None, :], (R, m, m)), (R, m * m))
     xa = x[:, None, :] if x_at is None else x_at
@@ -430,25 +446,28 @@ def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: flo
     ya = xp.reshape(xp.broadcast_to(ya[:, None], (R, m, m, dy)), (R, m * m, dy))
 
     def pairwise(kind, p, chains):
+        """One round: the server sends each chain's vector to the member clients, every
+        member returns its product for every chain, the server averages per chain."""
         d_out = dy if kind == "hvp_yy_g" else dx
         v = xp.reshape(xp.broadcast_to(p[:, :, None, :], (R, m, m, dy)), (R, m * m, dy))
-        cnt = xp.reshape(chains[:, :, None] & mem[:, None, :], (R, m * m))
-        out = getattr(oracle, kind)(pair_idx, xa, ya, v, count=cnt)
-        return _client_mean(xp, xp.reshape(out, (R, m, m, d_out)),
-                            None if members is None else mem[:, None, :], axis=2)
+        pairs = chains[:, :, None] & mem[:, None, :]  # (R, chain i, client j)
+        served = mem * xp.sum(chains, axis=1, keepdims=True)  # vectors per client (R, m)
+        ctx.broadcast(p, vectors=served)
+        out = getattr(oracle, kind)(pair_idx, xa, ya, v, count=xp.reshape(pairs, (R, m * m)))
+        return ctx.aggregate(xp.reshape(out, (R, m, m, d_out)), axis=2, weights=pairs,
+                             active=xp.any(chains, axis=1), vectors=served)
 
+    # round 1: the server sends (x^t, y^{t+1}); the updating clients return ∇_y f_i and d_i
+    ctx.broadcast(x, y)
     d = oracle.grad_x_f(idx, x[:, None, :], y[:, None, :], count=act)
-    v = _client_mean(xp, grad_y_f_table, members, axis=1)  # (R, dim_y)
-    ctx.communicate(rounds=1, up=float(xp.mean(n_act)) / m, down=2)
+    ctx.aggregate(grad_y_f_table, d, weights=act)  # counted: the fresh entries are sent
+    v = _client_mean(xp, grad_y_f_table, members, axis=1)  # (R, dim_y), the server's table
     if truncation == "random":
         trunc = ctx.rng.integers(0, N, size=(R, m))
         p = xp.broadcast_to((N / scale) * v[:, None, :], (R, m, dy))
         for l in range(1, N):
             on = act & (trunc >= l)
             p = xp.where(on[..., None], p - pairwise("hvp_yy_g", p, on) / scale, p)
-        steps = xp.where(act, trunc, 0)
-        rounds = float(xp.mean(xp.max(steps, axis=1) * 1.0))
-        products = xp.sum(steps, axis=1) * 1.0
     else:
         S = N if truncation == "fixed" else N - 1
         p = xp.broadcast_to(((N if truncation == "fixed" else 1) / scale) * v[:, None, :],
@@ -459,12 +478,8 @@ def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: flo
             total = total + p
         if truncation == "series":
             p = total
-        rounds = float(S)
-        products = S * n_act
-    vec = float(xp.mean(products * n_mem)) / m  # products per client, averaged over clients
-    ctx.communicate(rounds=rounds, up=vec, down=vec)
+    # last round: the members return ∇²_{xy}g_j p_i; the server forms H_i = d_i − W_i p_i
     H = d - pairwise("jvp_xy_g", p, act)
-    ctx.communicate(rounds=1, up=float(xp.mean(n_act * n_mem)) / m + float(xp.mean(n_act)) / m)
     ctx.hold(2 * dx, 2 * dy)
     return H
 
@@ -496,6 +511,8 @@ def _common_validate(alg: Algorithm, hp: dict[str, Any]) -> dict[str, Any]:
     m = alg.problem.clients
     alg._local = LocalIterations(hp["local_iterations"], m)
     hp["local_step"] = check_real("local_step", hp["local_step"], minimum=0.0)
+    if not isinstance(hp["aligned"], bool):
+        raise TypeError(f"`aligned` must be a bool, got {type(hp['aligned']).__name__}")
     hp["truncation"] = check_choice("truncation", hp["truncation"], TRUNCATIONS)
     if hp["neumann_steps"] is None and hp["truncation"] != "fixed":
         hp["neumann_steps"] = default_neumann_steps(alg.problem.constants, alg.problem)
@@ -508,7 +525,7 @@ _DEFAULTS = dict(
     inner_steps=10,
     outer_step=lambda c, p: 0.5 / c["L_phi"],
     inner_step=lambda c, p: 1.0 / (2.0 * c["ell_g1"]),
-    local_iterations=1, local_step=0.0,
+    local_iterations=1, local_step=0.0, aligned=True,
     truncation="fixed", neumann_steps=None,
     neumann_scale=lambda c, p: c["ell_g1"],
     x0=None, y0=None,
@@ -521,6 +538,7 @@ class AFBOSync(Algorithm):
 
     name = "afbo_sync"
     defaults = dict(_DEFAULTS)
+    schema = _AFBO_SCHEMA
 
     def validate(self, hp):
         return _common_validate(self, super().validate(hp))
@@ -535,18 +553,20 @@ class AFBOSync(Algorithm):
         x, y = state["x"], state["y"]
         for _ in range(hp["inner_steps"]):
             E = self._local.draw(xp, ctx.rng, (R, m))
-            G = aligned_gradients(ctx, x, y, E, self._local.high, hp["local_step"])
-            y = y - beta(t) * xp.mean(G, axis=1)
-            ctx.communicate(rounds=1, up=1, down=1)
+            ctx.broadcast(y)
+            G = aligned_gradients(ctx, x, y, E, self._local.high, hp["local_step"],
+                                  aligned=hp["aligned"])
+            y = y - beta(t) * ctx.aggregate(G)
         idx = xp.broadcast_to(xp.arange(m)[None, :], (R, m))
         fy = ctx.oracle.grad_y_f(idx, x[:, None, :], y[:, None, :])
         H = aphe(ctx, x, y, fy, scale=hp["neumann_scale"], truncation=hp["truncation"],
                  neumann_steps=hp["neumann_steps"])
-        ctx.communicate(rounds=0, down=1)
+        x = x - eta(t) * xp.mean(H, axis=1)  # the server's mean of the H_i it has just formed
+        ctx.broadcast(x)
         ones = xp.ones(R)
         for key in ("tau_mean", "tau_max", "rho_mean", "updating"):
             ctx.record(key, ones)
-        return dict(x=x - eta(t) * xp.mean(H, axis=1), y=y)
+        return dict(x=x, y=y)
 
 
 class AFBO(Algorithm):
@@ -554,7 +574,8 @@ class AFBO(Algorithm):
     delay model (see module docstring)."""
 
     name = "afbo"
-    defaults = dict(_DEFAULTS, delay="bounded:3", inner_delay=None)
+    defaults = dict(_DEFAULTS, delay="bounded:3", inner_delay=None, stale_weighting="none")
+    schema = _AFBO_SCHEMA
     aggregation = "recent"
 
     def validate(self, hp):
@@ -565,6 +586,8 @@ class AFBO(Algorithm):
                              else make_delay(hp["inner_delay"], "inner_delay"))
         self._delay.check(m)
         self._inner_delay.check(m)
+        hp["stale_weighting"] = check_choice("stale_weighting", hp["stale_weighting"],
+                                             ("none", "age"))
         return hp
 
     def init(self, ctx: Context):
@@ -590,15 +613,15 @@ class AFBO(Algorithm):
         for _ in range(hp["inner_steps"]):
             mask = inner()
             E = self._local.draw(xp, ctx.rng, (R, m))
-            G = aligned_gradients(ctx, x, y, E, self._local.high, hp["local_step"], count=mask)
+            ctx.broadcast(y)
+            G = aligned_gradients(ctx, x, y, E, self._local.high, hp["local_step"], count=mask,
+                                  aligned=hp["aligned"])
+            Gbar = ctx.aggregate(G, weights=mask)  # the updating clients send G_i
             if recent:
                 new["G_tab"] = xp.where(mask[..., None], G, new["G_tab"])
                 Gbar = xp.mean(new["G_tab"], axis=1)
-            else:
-                Gbar = _client_mean(xp, G, mask, axis=1)
             y = y - beta(t) * Gbar
             rho = rho + xp.mean(inner.tau * 1.0, axis=1)
-            ctx.communicate(rounds=1, up=float(xp.mean(mask * 1.0)), down=1)
         mask = outer()
         idx = xp.broadcast_to(xp.arange(m)[None, :], (R, m))
         fy = ctx.oracle.grad_y_f(idx, x[:, None, :], y[:, None, :], count=mask)
@@ -611,11 +634,14 @@ class AFBO(Algorithm):
             new["y_at"] = xp.where(m3, y[:, None, :], new["y_at"])
             H = aphe(ctx, x, y, new["fy_tab"], new["x_at"], new["y_at"], **kw)
             new["H_tab"] = xp.where(m3, H, new["H_tab"])
-            Hbar = xp.mean(new["H_tab"], axis=1)
+            if hp["stale_weighting"] == "age":  # mutant: each entry counted once per round held
+                Hbar = xp.mean(outer.tau[..., None] * new["H_tab"], axis=1)
+            else:
+                Hbar = xp.mean(new["H_tab"], axis=1)
         else:
             H = aphe(ctx, x, y, fy, members=mask, **kw)
             Hbar = _client_mean(xp, H, mask, axis=1)
-        ctx.communicate(rounds=0, down=1)
+        ctx.broadcast(x - eta(t) * Hbar)
         tau = outer.tau * 1.0
         ctx.record("tau_mean", xp.mean(tau, axis=1))
         ctx.record("tau_max", xp.max(tau, axis=1))

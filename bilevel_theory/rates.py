@@ -1086,3 +1086,37 @@ afbo_stale = _add(Bound(
     r"\frac{1}{\bar{\eta} T}\sum_t \left(\sum_i \tau_i^t + 4\right)\frac{3L_f\eta_t^2\hat{D}_f}{m}",
     "le", {"tau_bar": "mean outer delay", "eta": "step η", "m": "clients"},
     notes=("constant η; Σ_i τ_i^t = m τ̄; the only delay-dependent term of the bound",)))
+
+# --- AFBO: derived parts used by the redesigned claims (appended) --------------------------
+tau_excess = _sym("tau_excess", r"\bar{\tau} - 1")
+_stale_excess = sp.expand(afbo_stale.expr - afbo_stale.expr.subs(tau_bar, 1)).subs(
+    tau_bar, 1 + tau_excess)
+afbo_stale_excess = _add(Bound(
+    "afbo.staleness_excess", PAPERS["afbo"],
+    _src("afbo", "Thm 4.1(b) last term minus its synchronous value (AFBO-R11)"),
+    sp.simplify(_stale_excess),
+    r"\frac{1}{T}\sum_t \|\nabla\Phi(x^t)\|^2 - (\ldots)_{\tau_i^t = 1}", "le",
+    {"tau_excess": "mean outer delay minus 1", "eta": "step η"},
+    notes=("afbo.staleness_term at τ̄ minus at τ̄ = 1: the delay-dependent part of the bound",)))
+afbo_cor41_nc_m_indep = _add(Bound(
+    "afbo.cor41_nonconvex_m_independent", PAPERS["afbo"],
+    _src("afbo", "Cor 4.1 (nonconvex), the m-independent part"),
+    sp.limit(afbo_cor41_nc.expr, m, sp.oo), _STAT_T, "O", {"T": "rounds"},
+    ("η_t = √(m/T)", "N = O(log T)"),
+    ("lim_{m→∞} of afbo.cor41_nonconvex: the part of the bound that more clients do not "
+     "reduce",)))
+afbo_cor41_nc_m_dep = _add(Bound(
+    "afbo.cor41_nonconvex_m_dependent", PAPERS["afbo"],
+    _src("afbo", "Cor 4.1 (nonconvex), the m-dependent part"),
+    sp.expand(afbo_cor41_nc.expr - afbo_cor41_nc_m_indep.expr), _STAT_T, "O",
+    {"T": "rounds", "m": "clients"}, ("η_t = √(m/T)", "N = O(log T)"),
+    ("afbo.cor41_nonconvex minus its m → ∞ limit: the linear-speedup terms",)))
+afbo_sgd_floor = _add(Bound(
+    "afbo.sgd_floor", PAPERS["afbo"],
+    _src("afbo", "constant-step SGD floor at Cor 4.1's η = 1/√T", "[INFERRED]"),
+    (eta * sigma**2 / (mu * (2 - eta * mu))).subs(eta, 1 / sp.sqrt(T)),
+    r"\mathbb{E}\|x^T - x^*\|^2\ (\mathrm{lower\ bound})", "le",
+    {"T": "rounds", "sigma": "noise std", "mu": "curvature"},
+    ("x_{t+1} − x* = (1 − ημ)(x_t − x*) − ηξ_t, ξ_t independent, E‖ξ_t‖² = σ²",),
+    ("the stationary E‖x_t − x*‖² = ησ²/(μ(2 − ημ)) of constant-step SGD on a μ-quadratic, "
+     "a lower bound of order T^{−1/2} at η = 1/√T (lemma AFBO-L2)",)))

@@ -214,7 +214,7 @@ def _hand_counts(m, K, U, periods, E, rounds, naive=False):
         grad = sum(e for row in ins for e, on in zip(E, row, strict=True) if on) + 2 * n
         up = sum(sum(r) for r in ins) / m + n / m + U * n * mem / m + n * mem / m + n / m
         rows.append(dict(rounds=K + U + 2, grad_calls=grad, hvp_calls=mem * U * n,
-                         jvp_calls=mem * n, uplink=up, downlink=K + 2 + U * n * mem / m + 1))
+                         jvp_calls=mem * n, uplink=up, downlink=K + 2 + (U + 1) * n * mem / m + 1))
     return rows
 
 
