@@ -4,33 +4,75 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 
-def render_hook(results_dir: Path, report_dir: Path) -> Path:
-    """Render the report of ``results_dir`` into ``report_dir`` (for ``verify --report``)."""
+def render_hook(results_dir: Path, report_dir: Path, **kwargs: Any) -> Path:
+    """Render the report of ``results_dir`` into ``report_dir`` (for ``verify --report``);
+    ``kwargs`` go to :func:`reports.render` (``formats``, ``dpi``, ``progress``)."""
     from .render import render  # noqa: PLC0415
 
-    return render(results_dir, report_dir)
+    return render(results_dir, report_dir, **kwargs)
+
+
+class Progress:
+    """``progress(done, total, name)`` for :func:`reports.render`: a tqdm bar on a terminal,
+    else one line per figure on stderr (so that CI logs show the report moving)."""
+
+    def __init__(self, enabled: bool = True, stream: Any = None) -> None:
+        self.enabled = enabled
+        self.stream = stream if stream is not None else sys.stderr
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int, name: str) -> None:
+        if not self.enabled:
+            return
+        if self.stream.isatty():
+            if self.bar is None:
+                from tqdm.auto import tqdm  # noqa: PLC0415
+
+                self.bar = tqdm(total=total, desc="report figures", unit="fig",
+                                file=self.stream, leave=False)
+            self.bar.set_postfix_str(name, refresh=False)
+            self.bar.update(1)
+        else:
+            print(f"report: figure {done}/{total}: {name}", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 @click.command("report")
 @click.argument("results_dir", type=click.Path(path_type=Path))
 @click.option("--out", "out", type=click.Path(path_type=Path), default=None,
               help="Report directory (default: RESULTS_DIR/report).")
-def report(results_dir: Path, out: Path | None) -> None:
-    """Render the rate-check report (Markdown, HTML, PNG figures, JSON) of RESULTS_DIR.
+@click.option("--format", "formats", default="png", show_default=True, metavar="LIST",
+              help="Figure formats, comma-separated, of png, pdf, svg. The PNG is always "
+                   "written (the HTML and Markdown show it); PDF and SVG (vector) beside it.")
+@click.option("--dpi", type=click.FloatRange(20, 1200), default=None,
+              help="Resolution of the PNG figures  [default: 150].")
+@click.option("--quiet", is_flag=True, help="No progress (a bar on a terminal, else one line "
+                                            "per figure on stderr).")
+def report(results_dir: Path, out: Path | None, formats: str, dpi: float | None,
+           quiet: bool) -> None:
+    """Render the rate-check report (Markdown, HTML, figures, JSON) of RESULTS_DIR.
 
     Reads the stored results only; nothing is rerun. A partial store (interrupted run)
     renders with the missing claims marked.
     """
     out = out if out is not None else results_dir / "report"
+    progress = Progress(enabled=not quiet)
     try:
-        index = render_hook(results_dir, out)
+        index = render_hook(results_dir, out, formats=formats, dpi=dpi, progress=progress)
     except (ValueError, OSError) as err:
+        progress.close()
         click.echo(f"error: {err}", err=True)
         sys.exit(2)
+    progress.close()
     click.echo(f"report: {index} (and {index.with_suffix('.md')})")
 
 

@@ -1,21 +1,31 @@
-"""Report figures: one per claim and an overview forest plot (matplotlib, Agg, no pyplot).
+"""Report figures: one per claim and an overview forest plot (matplotlib, no pyplot state).
 
-Figures are built on :class:`matplotlib.figure.Figure` directly, so rendering never touches
-pyplot's global state or the user's interactive backend. Every function takes plain data
-(summary entries and store rows, see :mod:`reports.render`) and writes one PNG.
+Figures are built on :class:`matplotlib.figure.Figure` directly, inside :func:`style` (an rc
+context, never a global change), so rendering never touches pyplot's state or the user's
+interactive backend. Every function takes plain data (summary entries and store rows, see
+:mod:`reports.render`). :func:`save` writes a figure as PNG (for the HTML and Markdown) and,
+beside it, any of PDF and SVG (vector, for a paper).
+
+:func:`plot_claim` draws one claim into a user's own :class:`~matplotlib.axes.Axes`.
 
 Conventions for the ``fit`` block of a summary entry (``x, mean, lo, hi, slope, intercept,
 interval``): ``x`` are sweep values, ``mean``/``lo``/``hi`` the replicate mean and its
 bootstrap band in the measured quantity's own units (not logged). The fitted line is drawn
 with ``slope`` through the fit's anchor: ``intercept`` read as a natural-log (or, if that
 matches the data far better, base-10) intercept, else the centroid of the fitted points.
+
+Series names: a claim's ``extra["series"]`` (``{"value": "PHE (FedMBO)", "contrast": "shared
+IHGP (FedNest)"}``) names the measured series and the contrast series in legends; without it
+they are "measured" and "contrast".
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import io
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,44 +38,132 @@ VERDICT_COLORS = {"holds": "#1a9850", "violated": "#d73027", "inconclusive": "#7
 MISSING_COLOR = "#b0b0b0"
 SERIES_A = "#2166ac"
 SERIES_B = "#e08214"
+FULL_GRID = "#6a3d9a"
 PREDICTED = "#000000"
-DPI = 110
+DPI = 150
 FONT = 10.0
+FORMATS = ("png", "pdf", "svg")
+SIZE = (6.4, 4.6)
+
+#: The one style of every report figure (applied with :func:`style`, never globally).
+STYLE: dict[str, Any] = {
+    "font.size": FONT,
+    "axes.titlesize": FONT + 1,
+    "axes.labelsize": FONT + 1,
+    "xtick.labelsize": FONT - 0.5,
+    "ytick.labelsize": FONT - 0.5,
+    "legend.fontsize": FONT - 1,
+    "legend.frameon": False,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": False,
+    "lines.solid_capstyle": "round",
+    "savefig.dpi": DPI,
+    "savefig.facecolor": "white",
+    "pdf.fonttype": 42,  # TrueType in the PDF: text stays text (editable, searchable)
+    "ps.fonttype": 42,
+    "svg.fonttype": "path",  # glyphs as paths: the SVG looks the same without the fonts
+    "svg.hashsalt": "bilevel-theory",  # deterministic ids in the SVG
+    "pdf.compression": 6,
+}
 
 
 def _rc() -> dict[str, Any]:
-    return {
-        "font.size": FONT,
-        "axes.titlesize": FONT + 1,
-        "axes.labelsize": FONT + 1,
-        "xtick.labelsize": FONT - 0.5,
-        "ytick.labelsize": FONT - 0.5,
-        "legend.fontsize": FONT - 1,
-        "savefig.dpi": DPI,
-    }
+    return dict(STYLE)
 
 
-def _new_figure(width: float, height: float):
+@contextlib.contextmanager
+def style(**overrides: Any) -> Iterator[None]:
+    """The report's figure style as an rc context (``with style(): ...``); ``overrides``
+    are extra rc parameters. Leaves matplotlib's global rc parameters as they were."""
+    from matplotlib import rc_context  # noqa: PLC0415
+
+    with rc_context({**STYLE, **overrides}):
+        yield
+
+
+def _new_figure(width: float, height: float, dpi: float = DPI):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415
     from matplotlib.figure import Figure  # noqa: PLC0415
 
-    fig = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+    fig = Figure(figsize=(width, height), dpi=dpi, layout="constrained")
+    FigureCanvasAgg(fig)
     return fig
 
 
-def _save(fig, path: Path) -> Path:
-    """Write ``fig`` as a 256-colour PNG (a third of the size, same look: plots have few
-    colours), which keeps the self-contained HTML small."""
-    from PIL import Image  # noqa: PLC0415  (a matplotlib dependency)
+def parse_formats(formats: str | Sequence[str] | None) -> tuple[str, ...]:
+    """``"png,pdf,svg"`` (or a sequence) as a tuple of formats, PNG always first (the HTML and
+    Markdown show the PNG). Raises ``ValueError`` naming ``formats`` for an unknown one."""
+    if formats is None:
+        return ("png",)
+    items = formats.split(",") if isinstance(formats, str) else list(formats)
+    out = ["png"]
+    for item in items:
+        f = str(item).strip().lower().lstrip(".")
+        if not f:
+            continue
+        if f not in FORMATS:
+            raise ValueError(f"`formats`: unknown figure format {item!r} "
+                             f"(choose from {', '.join(FORMATS)})")
+        if f not in out:
+            out.append(f)
+    return tuple(out)
 
+
+def check_dpi(dpi: Any) -> float:
+    """``dpi`` as a positive number (``ValueError`` naming ``dpi`` otherwise)."""
+    value = as_float(dpi)
+    if isinstance(dpi, bool) or not math.isfinite(value) or not 20 <= value <= 1200:
+        raise ValueError(f"`dpi` must be a number in [20, 1200], got {dpi!r}")
+    return value
+
+
+def save(fig, path: Path, formats: Sequence[str] = ("png",), dpi: float = DPI) -> Path:
+    """Write ``fig`` to ``path`` (a ``.png``) and, beside it, every other format in ``formats``
+    (``pdf``, ``svg``: vector). Nothing is clipped: the layout is computed once (constrained
+    layout), frozen, and every file is cut to the tight bounding box of everything drawn
+    (legends and titles outside the axes included). Returns the PNG's path."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415
+
+    path = Path(path).with_suffix(".png")
     path.parent.mkdir(parents=True, exist_ok=True)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, facecolor="white")
-    buf.seek(0)
-    with Image.open(buf) as img:
-        small = img.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT,
-                                            dither=Image.Dither.NONE)
-        small.save(path, format="PNG", optimize=True)
+    if not hasattr(fig.canvas, "get_renderer"):
+        FigureCanvasAgg(fig)
+    fig.set_dpi(dpi)
+    fig.draw_without_rendering()  # runs the constrained layout once
+    fig.set_layout_engine("none")  # frozen: the saves below do not redo it
+    renderer = fig.canvas.get_renderer()
+    bbox = fig.get_tightbbox(renderer).padded(0.06)
+    with _quiet_fonttools():
+        for fmt in parse_formats(formats):
+            _save_one(fig, path, fmt, bbox, dpi)
     return path
+
+
+@contextlib.contextmanager
+def _quiet_fonttools() -> Iterator[None]:
+    """fontTools (the PDF's TrueType subsetting) warns about the fonts' old timestamps."""
+    import logging  # noqa: PLC0415
+
+    log = logging.getLogger("fontTools")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
+def _save_one(fig, path: Path, fmt: str, bbox, dpi: float) -> None:
+    """One file; PDF and SVG without dates (same figure, same bytes)."""
+    kwargs: dict[str, Any] = {"format": fmt, "bbox_inches": bbox, "facecolor": "white"}
+    if fmt == "png":
+        kwargs.update(dpi=dpi, pil_kwargs={"compress_level": 6})
+    elif fmt == "pdf":
+        kwargs["metadata"] = {"Creator": "bilevel-theory report", "CreationDate": None}
+    elif fmt == "svg":
+        kwargs["metadata"] = {"Date": None, "Creator": "bilevel-theory report"}
+    fig.savefig(path.with_suffix(f".{fmt}"), **kwargs)
 
 
 # ----------------------------------------------------------------------------- mathtext
@@ -141,6 +239,7 @@ def mathtext_source(latex: str) -> str:
                   r"\\text{\1}", latex)
 
 
+@functools.lru_cache(maxsize=512)
 def latex_png(latex: str, fontsize: float = 13.0) -> bytes | None:
     """``latex`` (no ``$``) rendered as a mathtext PNG, or ``None`` when mathtext cannot."""
     from matplotlib.font_manager import FontProperties  # noqa: PLC0415
@@ -166,8 +265,6 @@ def latex_png(latex: str, fontsize: float = 13.0) -> bytes | None:
 
 def _finite(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-
 
 
 def _tx(x: np.ndarray, scale: str) -> np.ndarray:
@@ -291,17 +388,43 @@ def _interval_text(interval: Any) -> str:
 # ----------------------------------------------------------------------------- per claim
 
 
-def _title(ax, entry: Mapping[str, Any]) -> None:
+def series_names(entry: Mapping[str, Any]) -> tuple[str, str]:
+    """Legend names of the measured and the contrast series: the claim's ``extra["series"]``
+    (``{"value": ..., "contrast": ...}``, also read from the entry's ``series``), else
+    ``("measured", "contrast")``."""
+    names: Any = entry.get("series")
+    if not isinstance(names, Mapping):
+        extra = entry.get("extra")
+        names = extra.get("series") if isinstance(extra, Mapping) else None
+    if isinstance(names, Sequence) and not isinstance(names, str) and len(names) >= 2:
+        names = {"value": names[0], "contrast": names[1]}
+    if not isinstance(names, Mapping):
+        names = {}
+    value = str(names.get("value") or "").strip() or "measured"
+    contrast = str(names.get("contrast") or "").strip() or "contrast"
+    return value, contrast
+
+
+def title_text(entry: Mapping[str, Any]) -> str:
+    """``id`` and the verdict (``HOLDS (as expected)``) on two lines."""
     verdict = entry.get("verdict") or "missing"
     status = entry.get("status") or "complete"
-    color = VERDICT_COLORS.get(verdict, MISSING_COLOR)
     label = verdict.upper()
     if status != "complete":
         label += f" ({status})"
     expected = entry.get("expected")
     if expected and status != "missing":
         label += f" (expected {expected})" if expected != verdict else " (as expected)"
-    ax.set_title(f"{entry.get('id', '?')}\n{label}", color=color, fontweight="bold", loc="left")
+    role = entry.get("role")
+    if role:
+        label += f" · {role}"
+    return f"{entry.get('id', '?')}\n{label}"
+
+
+def _title(ax, entry: Mapping[str, Any]) -> None:
+    verdict = entry.get("verdict") or "missing"
+    color = VERDICT_COLORS.get(verdict, MISSING_COLOR)
+    ax.set_title(title_text(entry), color=color, fontweight="bold", loc="left")
 
 
 def _setup_axes(ax, entry: Mapping[str, Any], scale: str) -> None:
@@ -327,8 +450,7 @@ def _scatter_fit(ax, x, y, fit, scale, window, color, name, slope_name="slope"):
     ok = _plottable(x, y, scale)
     dropped = int((~ok).sum())
     if ok.any():
-        ax.scatter(x[ok], y[ok], s=14, color=color, alpha=0.30, linewidths=0,
-                   label=lab("replicates"), zorder=2)
+        ax.scatter(x[ok], y[ok], s=12, color=color, alpha=0.30, linewidths=0, zorder=2)
     arrays = _fit_arrays(fit)
     if arrays is not None:
         fx, fm, flo, fhi = arrays["x"], arrays["mean"], arrays["lo"], arrays["hi"]
@@ -336,14 +458,15 @@ def _scatter_fit(ax, x, y, fit, scale, window, color, name, slope_name="slope"):
             band = _plottable(fx, flo, scale) & _plottable(fx, fhi, scale)
             if band.sum() >= 2:
                 ax.fill_between(fx[band], flo[band], fhi[band], color=color, alpha=0.18,
-                                linewidth=0, label=lab("bootstrap band of the mean"), zorder=1)
+                                linewidth=0, zorder=1)
             elif band.any():
                 ax.errorbar(fx[band], fm[band], yerr=[fm[band] - flo[band], fhi[band] - fm[band]],
                             fmt="none", ecolor=color, alpha=0.6)
         mk = _plottable(fx, fm, scale)
         if mk.any():
             ax.plot(fx[mk], fm[mk], "o", color=color, markeredgecolor="black",
-                    markeredgewidth=0.6, markersize=6, label=lab("replicate mean"), zorder=4)
+                    markeredgewidth=0.6, markersize=5.5, zorder=4,
+                    label=lab("mean of replicates (dots), bootstrap band"))
     excluded = (fit or {}).get("excluded") or {}
     if excluded.get("x") and excluded.get("mean"):
         ex = np.asarray([as_float(v) for v in excluded["x"]], float)
@@ -351,7 +474,7 @@ def _scatter_fit(ax, x, y, fit, scale, window, color, name, slope_name="slope"):
         keep = _plottable(ex, em, scale) if ex.size == em.size else np.zeros(0, bool)
         if keep.any():
             ax.plot(ex[keep], em[keep], "o", markerfacecolor="white", markeredgecolor=color,
-                    markeredgewidth=1.4, markersize=6, zorder=4,
+                    markeredgewidth=1.4, markersize=5.5, zorder=4,
                     label=lab("mean outside the fit window"))
     anchor = None
     if fit:
@@ -359,19 +482,59 @@ def _scatter_fit(ax, x, y, fit, scale, window, color, name, slope_name="slope"):
         if line is not None:
             xs, ys, anchor = line
             interval = fit.get("interval")
+            what = "window fit" if window else "fit"
             ax.plot(xs, ys, "-", color=color, linewidth=2.0, zorder=3,
-                    label=lab(f"fit: {slope_name} {_fmt(fit.get('slope'))}")
+                    label=lab(f"{what}: {slope_name} {_fmt(fit.get('slope'))}")
                     + _interval_text(interval))
     return anchor, dropped
+
+
+def _full_grid_line(ax, entry: Mapping[str, Any], scale: str, slope_name: str) -> None:
+    """The full grid's fit beside the window's (``details["full_grid"]``): a dotted line with
+    the full grid's slope through the centroid of every point's mean (the least-squares line
+    through the transformed means passes through their centroid)."""
+    full = (entry.get("details") or {}).get("full_grid")
+    fit = entry.get("fit")
+    if not entry.get("window") or not isinstance(full, Mapping) or not fit:
+        return
+    slope = as_float(full.get("measured"))
+    arrays = _fit_arrays(fit)
+    if arrays is None or not math.isfinite(slope):
+        return
+    x, mean = arrays["x"], arrays["mean"]
+    excluded = fit.get("excluded") or {}
+    if excluded.get("x") and excluded.get("mean") and \
+            len(excluded["x"]) == len(excluded["mean"]):
+        x = np.concatenate([x, [as_float(v) for v in excluded["x"]]])
+        mean = np.concatenate([mean, [as_float(v) for v in excluded["mean"]]])
+    ok = _plottable(x, mean, scale)
+    if ok.sum() < 2:
+        return
+    tx, ty = _tx(x[ok], scale), _ty(mean[ok], scale)
+    t_grid = np.linspace(float(tx.min()), float(tx.max()), 50)
+    ys = _inv_ty(float(np.mean(ty)) + slope * (t_grid - float(np.mean(tx))), scale)
+    xs = np.exp(t_grid) if scale == "loglog" else t_grid
+    verdict = full.get("verdict")
+    ax.plot(xs, ys, ":", color=FULL_GRID, linewidth=1.8, zorder=3,
+            label=f"full-grid fit: {slope_name} {_fmt(slope)}"
+            + _interval_text(full.get("interval")) + (f" ({verdict})" if verdict else ""))
 
 
 def _window_span(ax, window: Sequence[float] | None) -> None:
     if not window:
         return
     lo, hi = as_float(window[0]), as_float(window[1])
-    if math.isfinite(lo) and math.isfinite(hi):
-        ax.axvspan(lo, hi, color="#fff3b0", alpha=0.45, zorder=0, linewidth=0,
-                   label="fit window")
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return
+    x_lo, x_hi = ax.dataLim.intervalx
+    if math.isfinite(x_lo) and math.isfinite(x_hi) and x_hi >= x_lo:
+        # an open-ended window (hi = 1e12) is drawn to the data's edge, not the axis' end
+        pad = (x_hi / x_lo) ** 0.04 if ax.get_xscale() == "log" and x_lo > 0 else None
+        lo = max(lo, x_lo / pad if pad else x_lo - 0.04 * (x_hi - x_lo))
+        hi = min(hi, x_hi * pad if pad else x_hi + 0.04 * (x_hi - x_lo))
+    if hi < lo:
+        return
+    ax.axvspan(lo, hi, color="#fff3b0", alpha=0.45, zorder=0, linewidth=0, label="fit window")
 
 
 def _predicted_label(entry: Mapping[str, Any], predicted: float) -> str:
@@ -387,27 +550,33 @@ def _predicted_label(entry: Mapping[str, Any], predicted: float) -> str:
 def _note(ax, text: str) -> None:
     import textwrap  # noqa: PLC0415
 
-    text = "\n".join("\n".join(textwrap.wrap(part, 78, max_lines=3, placeholder=" …"))
+    text = "\n".join("\n".join(textwrap.wrap(part, 70, max_lines=3, placeholder=" …"))
                      for part in text.split("\n"))
-    ax.text(0.01, 0.01, text, transform=ax.transAxes, ha="left", va="bottom", fontsize=9,
+    ax.text(0.01, 0.01, text, transform=ax.transAxes, ha="left", va="bottom", fontsize=8.5,
             color="#7a3b00", zorder=10,
             bbox={"facecolor": "white", "edgecolor": "#d9a066", "alpha": 0.92,
                   "boxstyle": "round,pad=0.3"})
 
 
 def _placeholder(ax, text: str) -> None:
-    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", fontsize=12,
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", fontsize=11,
             color="#555555", wrap=True)
     ax.set_xticks([])
     ax.set_yticks([])
 
 
-def _legend(ax) -> None:
-    """The legend below the axes (never over the data), two columns."""
+def _legend(ax, where: str | None) -> None:
+    """The legend: ``"figure"`` below the axes (never over the data, for the report's own
+    figures), ``"axes"`` inside the user's axes at the best place, ``None`` none."""
     handles, labels = ax.get_legend_handles_labels()
-    if handles:
-        ax.figure.legend(handles, labels, loc="outside lower center", ncol=2, frameon=False,
+    if not handles or where is None:
+        return
+    if where == "figure":
+        ncol = 1 if max(len(s) for s in labels) > 44 else 2
+        ax.figure.legend(handles, labels, loc="outside lower center", ncol=ncol,
                          handlelength=2.2, columnspacing=1.5)
+    else:
+        ax.legend(handles, labels, loc="best", fontsize="small")
 
 
 def _ticks(ax, x: np.ndarray, scale: str) -> None:
@@ -417,10 +586,10 @@ def _ticks(ax, x: np.ndarray, scale: str) -> None:
     plain = ticker.FuncFormatter(lambda v, _pos: _fmt(v, 4))
     if scale == "loglog":
         ux = np.unique(x[np.isfinite(x) & (x > 0)])
-        if 1 <= ux.size <= 10:
+        if 1 <= ux.size <= 8:
             ax.xaxis.set_major_locator(ticker.FixedLocator(ux))
             ax.xaxis.set_major_formatter(plain)
-            ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+            ax.xaxis.set_minor_locator(ticker.NullLocator())
         elif ux.size and ux.max() / ux.min() < 1e5:
             ax.xaxis.set_major_formatter(plain)
             ax.xaxis.set_minor_formatter(ticker.NullFormatter())
@@ -433,46 +602,99 @@ def _ticks(ax, x: np.ndarray, scale: str) -> None:
             ax.yaxis.set_minor_formatter(ticker.NullFormatter())
 
 
-def claim_figure(entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], path: Path) -> Path:
-    """The figure of one claim (scatter, band, fitted line, predicted law) written to ``path``."""
-    from matplotlib import rc_context  # noqa: PLC0415
+def draw_claim(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]] = (), *,
+               legend: str | None = "axes", title: bool = True) -> None:
+    """Draw one claim (scatter, band, fit, full-grid fit, predicted law) into ``ax``.
 
-    with rc_context(_rc()):
-        fig = _new_figure(6.4, 5.0)
-        ax = fig.subplots()
-        kind = entry.get("kind")
-        status = entry.get("status") or "complete"
-        if status == "missing" and not rows:
-            _placeholder(ax, "no data: this claim has no rows in the store\n"
-                         "(the run was interrupted before it)")
-        elif kind == "exact":
-            _exact(ax, entry, rows)
-        else:
-            _rate(ax, entry, rows)
+    ``entry``: a summary entry; ``rows``: its store rows (the replicate scatter; without them
+    only the replicate means and their band are drawn). ``legend``: ``"axes"``, ``"figure"``
+    (below the axes) or ``None``.
+    """
+    kind = entry.get("kind")
+    status = entry.get("status") or "complete"
+    if status == "missing" and not rows:
+        _placeholder(ax, "no data: this claim has no rows in the store\n"
+                     "(the run was interrupted before it)")
+    elif kind == "exact":
+        _exact(ax, entry, rows, legend)
+    else:
+        _rate(ax, entry, rows, legend)
+    if title:
         _title(ax, entry)
-        return _save(fig, path)
 
 
-def _rate(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> None:
+def _as_entry(result: Any) -> tuple[dict[str, Any], Sequence[Mapping[str, Any]]]:
+    """A summary entry from a ``verify.Result`` (its claim's ``extra["series"]`` kept) or a
+    summary entry dict."""
+    if hasattr(result, "to_dict") and callable(result.to_dict):
+        entry = dict(result.to_dict())
+        claim = getattr(result, "claim", None)
+        extra = getattr(claim, "extra", None)
+        if isinstance(extra, Mapping) and extra.get("series") and not entry.get("series"):
+            entry["series"] = dict(extra["series"])
+        return entry, ()
+    if isinstance(result, Mapping):
+        return dict(result), ()
+    raise TypeError(f"`result` must be a verify.Result or a summary entry dict, "
+                    f"got {type(result).__name__}")
+
+
+def plot_claim(result: Any, ax=None, rows: Sequence[Mapping[str, Any]] | None = None, *,
+               legend: bool | str = True, title: bool = True):
+    """Draw one claim into a matplotlib ``Axes`` (yours, or ``pyplot``'s current axes when
+    ``ax`` is ``None``) in the report's style; returns the ``Axes``.
+
+    ``result``: a :class:`verify.Result` (from ``verify.run`` / ``verify.evaluate``) or a
+    summary entry dict (``summary.json``, ``report.json``); ``rows``: the claim's store rows
+    (``verify.ResultsStore(dir).rows(claim_id)``) for the replicate scatter, optional.
+    ``legend``: ``True`` (inside the axes), ``"figure"`` (below, on the figure) or ``False``.
+    Example::
+
+        fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+        plot_claim(result_a, ax=a)
+        plot_claim(entry_b, ax=b, rows=store.rows(entry_b["id"]))
+    """
+    entry, _ = _as_entry(result)
+    if not entry.get("id"):
+        raise ValueError("`result` has no `id`: pass a verify.Result or a summary entry dict")
+    if ax is None:
+        import matplotlib.pyplot as plt  # noqa: PLC0415
+
+        ax = plt.gca()
+    where = "axes" if legend is True else ("figure" if legend == "figure" else None)
+    with style():
+        draw_claim(ax, entry, list(rows or ()), legend=where, title=title)
+    return ax
+
+
+def claim_figure(entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], path: Path,
+                 formats: Sequence[str] = ("png",), dpi: float = DPI) -> Path:
+    """The figure of one claim written to ``path`` (PNG) and beside it in ``formats``."""
+    with style():
+        fig = _new_figure(*SIZE, dpi=dpi)
+        ax = fig.subplots()
+        draw_claim(ax, entry, rows, legend="figure", title=True)
+        return save(fig, path, formats, dpi)
+
+
+def _rate(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
+          legend: str | None) -> None:
     scale = entry.get("scale") or "loglog"
     kind = entry.get("kind")
     window = entry.get("window")
     _setup_axes(ax, entry, scale)
-    _window_span(ax, window)
     slope_name = "log-ratio" if scale == "semilog" else "slope"
     x, y = series(rows, "value")
-    name_a = "A"
-    labels = entry.get("labels") or entry.get("series") or []
-    if kind == "contrast" and len(labels) >= 2:
-        name_a = str(labels[0])
+    name_a, name_b = series_names(entry)
+    named = kind == "contrast" or bool(entry.get("series"))
     anchor, dropped = _scatter_fit(ax, x, y, entry.get("fit"), scale, window, SERIES_A,
-                                   name_a if kind == "contrast" else "", slope_name)
+                                   name_a if named else "", slope_name)
     if kind == "contrast":
-        name_b = str(labels[1]) if len(labels) >= 2 else "B (contrast)"
         xb, yb = series(rows, "contrast")
         _, dropped_b = _scatter_fit(ax, xb, yb, entry.get("contrast_fit"), scale, window,
                                     SERIES_B, name_b, slope_name)
         dropped += dropped_b
+    _full_grid_line(ax, entry, scale, slope_name)
     if kind == "bounded_by":
         xb, yb = series(rows, "bound")
         ok = _plottable(xb, yb, scale)
@@ -484,11 +706,12 @@ def _rate(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> No
     predicted = as_float(entry.get("predicted"))
     if anchor is not None and math.isfinite(predicted) and kind != "bounded_by":
         xs, ys = _law_line(anchor, predicted, scale)
-        ax.plot(xs, ys, "--", color=PREDICTED, linewidth=1.8, zorder=5,
+        ax.plot(xs, ys, "--", color=PREDICTED, linewidth=1.6, zorder=5,
                 label=_predicted_label(entry, predicted))
     if not x.size and not entry.get("fit"):
         _placeholder(ax, "no replicate data in the store for this claim")
         return
+    _window_span(ax, window)
     notes = []
     if dropped:
         notes.append(f"{dropped} non-finite or non-positive value(s) not drawn")
@@ -504,10 +727,11 @@ def _rate(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> No
         _note(ax, ".\n".join(notes))
     fx = _fit_arrays(entry.get("fit"))
     _ticks(ax, np.concatenate([x, fx["x"]]) if fx else x, scale)
-    _legend(ax)
+    _legend(ax, legend)
 
 
-def _exact(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> None:
+def _exact(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
+           legend: str | None) -> None:
     x, y = series(rows, "value")
     xp, yp = series(rows, "predicted")
     details = entry.get("details") or {}
@@ -519,36 +743,37 @@ def _exact(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> N
     ok = np.isfinite(x) & np.isfinite(y)
     predicted = as_float(entry.get("predicted"))
     measured = as_float(entry.get("measured"))
+    name, _ = series_names(entry)
     if np.unique(x[ok]).size >= 2:
         scale = entry.get("scale") or "linear"
         _setup_axes(ax, entry, "linear" if scale == "semilog" else scale)
         ux = np.unique(x[ok])
         med = np.array([np.median(y[ok][x[ok] == u]) for u in ux])
-        ax.scatter(x[ok], y[ok], s=14, color=SERIES_A, alpha=0.3, linewidths=0,
+        ax.scatter(x[ok], y[ok], s=12, color=SERIES_A, alpha=0.3, linewidths=0,
                    label="replicates")
-        ax.plot(ux, med, "o", color=SERIES_A, markeredgecolor="black", markersize=7,
-                label="measured count (median)")
+        ax.plot(ux, med, "o", color=SERIES_A, markeredgecolor="black", markersize=6.5,
+                label=f"{name} count (median)")
         okp = np.isfinite(xp) & np.isfinite(yp)
         if okp.any():
             upx = np.unique(xp[okp])
             pmed = np.array([np.median(yp[okp][xp[okp] == u]) for u in upx])
-            ax.plot(upx, pmed, "x--", color=PREDICTED, markersize=9, markeredgewidth=2,
+            ax.plot(upx, pmed, "x--", color=PREDICTED, markersize=8, markeredgewidth=2,
                     label="predicted count")
         elif math.isfinite(predicted):
-            ax.axhline(predicted, color=PREDICTED, linestyle="--", linewidth=1.8,
+            ax.axhline(predicted, color=PREDICTED, linestyle="--", linewidth=1.6,
                        label=f"predicted count {_fmt(predicted, 6)}")
         if ax.get_xscale() == "linear" and np.allclose(ux, np.round(ux)):
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # counts of steps
         if np.allclose(med, np.round(med)):
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        _legend(ax)
+        _legend(ax, legend)
         return
     # one sweep point (or none): bars of measured against predicted
     if not math.isfinite(measured) and ok.any():
         measured = float(np.median(y[ok]))
     names, vals, colors = [], [], []
     if math.isfinite(measured):
-        names.append("measured")
+        names.append(name)
         vals.append(measured)
         colors.append(SERIES_A)
     if math.isfinite(predicted):
@@ -561,12 +786,12 @@ def _exact(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> N
     bars = ax.bar(names, vals, color=colors, width=0.55, edgecolor="black")
     for bar, v in zip(bars, vals):
         ax.annotate(_fmt(v, 8), (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                    ha="center", va="bottom", fontsize=11, xytext=(0, 3),
+                    ha="center", va="bottom", fontsize=10, xytext=(0, 3),
                     textcoords="offset points")
     if ok.sum() > 1:
-        ax.scatter(np.zeros(int(ok.sum())), y[ok], s=14, color="black", alpha=0.5, zorder=3,
+        ax.scatter(np.zeros(int(ok.sum())), y[ok], s=12, color="black", alpha=0.5, zorder=3,
                    label="replicates")
-        _legend(ax)
+        _legend(ax, legend)
     ax.set_ylabel(math_label(entry.get("quantity")) or "count")
     ax.set_ylim(0, max(vals) * 1.18 if max(vals) > 0 else 1)
     ax.grid(True, axis="y", alpha=0.35)
@@ -576,14 +801,14 @@ def _exact(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> N
 
 
 def overview_figure(entries: Sequence[Mapping[str, Any]], path: Path,
-                    tolerances: Mapping[str, float | None] | None = None) -> Path:
+                    tolerances: Mapping[str, float | None] | None = None,
+                    formats: Sequence[str] = ("png",), dpi: float = DPI) -> Path:
     """Forest plot: measured − predicted per claim with its interval, coloured by verdict.
 
     Rows are claims (top to bottom in ``entries`` order). The green band is each claim's
     tolerance around zero (for ``at_most``, everything up to +tolerance). Claims without a
     numeric prediction (``bounded_by``) or without a measurement are listed with a note.
     """
-    from matplotlib import rc_context  # noqa: PLC0415
     from matplotlib.lines import Line2D  # noqa: PLC0415
     from matplotlib.patches import Patch  # noqa: PLC0415
 
@@ -602,7 +827,8 @@ def overview_figure(entries: Sequence[Mapping[str, Any]], path: Path,
             los.append(math.nan)
             his.append(math.nan)
     devs_a, los_a, his_a = np.array(devs), np.array(los), np.array(his)
-    tols = np.array([as_float(tolerances.get(e.get("id"))) for e in entries]) if entries else np.array([])
+    tols = (np.array([as_float(tolerances.get(e.get("id"))) for e in entries]) if entries
+            else np.array([]))
     spread = np.concatenate([np.abs(devs_a[np.isfinite(devs_a)]),
                              np.abs(tols[np.isfinite(tols)]) * 1.5])
     ends = np.abs(np.concatenate([los_a[np.isfinite(los_a)], his_a[np.isfinite(his_a)]]))
@@ -611,8 +837,8 @@ def overview_figure(entries: Sequence[Mapping[str, Any]], path: Path,
         lim = max(lim, min(float(np.max(ends)) * 1.05, 3 * lim))
     lim = max(lim, 0.05)
 
-    with rc_context(_rc()):
-        fig = _new_figure(9.0, 1.6 + 0.32 * n)
+    with style():
+        fig = _new_figure(8.0, 1.6 + 0.3 * n, dpi=dpi)
         ax = fig.subplots()
         ys = np.arange(len(entries))[::-1]
         for yi, e, d, lo, hi, tol in zip(ys, entries, devs_a, los_a, his_a, tols):
@@ -661,8 +887,8 @@ def overview_figure(entries: Sequence[Mapping[str, Any]], path: Path,
         handles = [Line2D([], [], marker="o", color=c, markeredgecolor="black", linewidth=2,
                           label=v) for v, c in VERDICT_COLORS.items()]
         handles.append(Patch(color="#a6dba0", alpha=0.55, label="tolerance"))
-        fig.legend(handles=handles, loc="outside lower center", ncol=4, frameon=False)
-        return _save(fig, path)
+        fig.legend(handles=handles, loc="outside lower center", ncol=4)
+        return save(fig, path, formats, dpi)
 
 
 def png_ok(path: Path) -> bool:

@@ -1,5 +1,9 @@
 """``index.html``: one self-contained page (inline CSS, figures as base64 PNG data URIs).
 
+The verdicts come first: headline counts by role, then a compact summary grouped by paper
+(``claim | paper, result | verdict | measured [interval] vs predicted``) that fits a
+1280 px window without horizontal scrolling; the run's metadata comes last.
+
 Nothing is fetched from anywhere: no scripts, fonts or stylesheets from the network. LaTeX is
 shown as matplotlib mathtext images (embedded) where mathtext can typeset it, always with the
 LaTeX source as code text next to it. The markup is XHTML-compatible (every element closed,
@@ -17,20 +21,33 @@ from typing import Any
 from . import markdown as md
 from .figures import VERDICT_COLORS, latex_png, looks_like_prose
 
+SUMMARY_COLUMNS = ("Claim", "Paper, result", "Verdict", "Measured [interval] vs predicted")
+
 CSS = """
 body { font-family: -apple-system, "Segoe UI", "DejaVu Sans", Helvetica, Arial, sans-serif;
-       margin: 0 auto; max-width: 1500px; padding: 1em 1.5em 4em; color: #1b1b1b;
+       margin: 0 auto; max-width: 1180px; padding: 1em 1.5em 4em; color: #1b1b1b;
        line-height: 1.45; font-size: 15px; }
 h1 { border-bottom: 2px solid #444; padding-bottom: .2em; }
 h2 { border-bottom: 1px solid #bbb; padding-bottom: .15em; margin-top: 2em; }
-h3 { margin-top: 2em; font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; }
+h3 { margin-top: 1.6em; }
+h4 { margin: .2em 0; font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace;
+     font-size: 15px; overflow-wrap: anywhere; }
 table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: 13px; }
 .src { overflow-wrap: anywhere; }
 table.wide { width: 100%; }
-td.id code { overflow-wrap: normal; word-break: keep-all; }
-td.stmt { min-width: 14em; }
-td.paper { min-width: 8em; }
-td.stmt img { max-width: 26em; height: auto; vertical-align: middle; }
+table.summary { width: 100%; table-layout: fixed; }
+table.summary col.c-id { width: 30%; }
+table.summary col.c-paper { width: 30%; }
+table.summary col.c-verdict { width: 17%; }
+table.summary col.c-meas { width: 23%; }
+td { overflow-wrap: anywhere; }
+td.id code { overflow-wrap: anywhere; }
+.role { color: #555; font-style: italic; font-size: 12px; }
+ul.counts { margin: .4em 0 .8em; padding-left: 1.2em; }
+ul.counts li { margin: .15em 0; }
+ul.mutants { margin: .2em 0; padding-left: 1.2em; }
+.caught { color: #1a9850; font-weight: bold; }
+.missed { color: #d73027; font-weight: bold; }
 th, td { border: 1px solid #c8c8c8; padding: .3em .55em; vertical-align: top; text-align: left; }
 th { background: #eef0f3; position: sticky; top: 0; }
 tr:nth-child(even) td { background: #fafafa; }
@@ -38,7 +55,7 @@ td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-n
 code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px;
        background: #f3f3f3; padding: 0 .2em; border-radius: 3px; overflow-wrap: anywhere; }
 td.stmt code { font-size: 12px; }
-.verdict { font-weight: bold; white-space: nowrap; padding: .1em .45em; border-radius: 4px;
+.verdict { font-weight: bold; padding: .1em .45em; border-radius: 4px;
            color: #fff; display: inline-block; }
 .v-holds { background: #1a9850; }
 .v-violated { background: #d73027; }
@@ -63,7 +80,7 @@ img.fig { max-width: 100%; width: 640px; height: auto; border: 1px solid #ddd; }
 .claim-body { display: flex; flex-wrap: wrap; gap: 1em 2em; align-items: flex-start; }
 .claim-text { flex: 1 1 420px; min-width: 0; }
 .claim-fig { flex: 0 1 640px; }
-img.overview { max-width: 100%; width: 990px; height: auto; border: 1px solid #ddd; }
+img.overview { max-width: 100%; width: 880px; height: auto; border: 1px solid #ddd; }
 nav a { margin-right: 1em; }
 .small { color: #555; font-size: 13px; }
 """
@@ -130,23 +147,33 @@ def _size(png: bytes) -> str:
 
 def _measured_cell(e: Mapping[str, Any]) -> str:
     if e.get("measured") is None:
-        return "—"
+        return f"— vs {_e(md.predicted(e))}"
     iv = md.interval(e.get("interval"))
     out = _e(md.num(e["measured"]))
-    return out + (f'<br /><span class="small">{_e(iv)}</span>' if iv else "")
+    out += f' <span class="small">{_e(iv)}</span>' if iv else ""
+    return out + f"<br />vs {_e(md.predicted(e))}"
 
 
-def _statement_cell(latex: str | None) -> str:
-    """A statement in the summary table: typeset when mathtext can, else LaTeX source."""
-    latex = (latex or "").strip()
-    if not latex:
-        return ""
-    if looks_like_prose(latex):
-        return _e(latex)
-    png = latex_png(latex, fontsize=11.0)
-    if png:
-        return f'<img {_size(png)}alt="{_e(latex)}" title="{_e(latex)}" src="{data_uri(png)}" />'
-    return f"<code>{_e(latex)}</code>"
+def _summary_table(entries: Sequence[Mapping[str, Any]]) -> str:
+    """The compact summary of one paper's claims (fixed column widths: never wider than the
+    page)."""
+    h = ['<table class="summary">',
+         '<colgroup><col class="c-id" /><col class="c-paper" /><col class="c-verdict" />'
+         '<col class="c-meas" /></colgroup>',
+         "<thead><tr>" + "".join(f"<th>{_e(c)}</th>" for c in SUMMARY_COLUMNS)
+         + "</tr></thead>", "<tbody>"]
+    for e in entries:
+        role = e.get("role") or "confirmation"
+        claim = _id_link(e["id"])
+        if role != "confirmation":
+            claim += f' <span class="role">{_e(role)}</span>'
+        verdict = _verdict(e)
+        if e.get("power"):
+            verdict += f'<br /><span class="small">{_e(md.power_text(e))}</span>'
+        h.append(f'<tr><td class="id">{claim}</td><td>{_e(md.paper_result(e))}</td>'
+                 f"<td>{verdict}</td><td>{_measured_cell(e)}</td></tr>")
+    h.append("</tbody></table>")
+    return "\n".join(h)
 
 
 def _latex(latex: str) -> str:
@@ -160,6 +187,30 @@ def _latex(latex: str) -> str:
     img = (f'<div class="eq"><img {_size(png)}alt="{_e(latex)}" src="{data_uri(png)}" /></div>'
            if png else "")
     return f'{img}<code class="latex">{_e(latex)}</code>'
+
+
+def _headline(entries: Sequence[Mapping[str, Any]]) -> str:
+    items = []
+    for title, desc, c in md.headline(entries):
+        badges = [f'<span class="verdict v-holds">{c["holds"]} hold</span>',
+                  f'<span class="verdict v-violated">{c["violated"]} violated</span>']
+        if c["inconclusive"]:
+            badges.append(f'<span class="verdict v-inconclusive">{c["inconclusive"]} '
+                          "inconclusive</span>")
+        if c["missing"]:
+            badges.append(f'<span class="verdict v-missing">{c["missing"]} missing</span>')
+        items.append(f"<li><b>{_e(title)}</b> <span class=\"small\">({_e(desc)})</span>: "
+                     f"{c['total']} — {' '.join(badges)}; {c['off']} differ from the expected "
+                     "verdict</li>")
+    caught, run, unrun = md.power_counts(entries)
+    if run:
+        items.append(f"<li><b>Mutants</b> <span class=\"small\">(each must flip its claim's "
+                     f"verdict)</span>: {caught} of {run} caught"
+                     + (f"; {unrun} claim(s) without mutants run" if unrun else "") + "</li>")
+    else:
+        items.append("<li><b>Mutants:</b> not run (render a store run with "
+                     "<code>verify --mutants</code>)</li>")
+    return '<ul class="counts">' + "".join(items) + "</ul>"
 
 
 def render_html(report: Mapping[str, Any], out_dir: Path) -> str:
@@ -179,23 +230,23 @@ def render_html(report: Mapping[str, Any], out_dir: Path) -> str:
         "</head>",
         "<body>",
         "<h1>Rate-check report</h1>",
-        '<nav class="small"><a href="#run">Run</a><a href="#overview">Overview</a>'
-        '<a href="#summary">Summary</a><a href="#ledger">Discrepancy ledger</a>'
-        '<a href="#costs">Costs</a><a href="#claims">Claims</a></nav>',
-        f'<p class="banner"><b>{len(entries)} claims:</b> '
-        f'<span class="verdict v-holds">{c["holds"]} hold</span> '
-        f'<span class="verdict v-violated">{c["violated"]} violated</span> '
-        f'<span class="verdict v-inconclusive">{c["inconclusive"]} inconclusive</span> '
-        f'<span class="verdict v-missing">{c["missing"]} missing</span> — '
-        f'<b>{c["off"]}</b> verdict(s) differ from the expected verdict.</p>',
+        '<nav class="small"><a href="#summary">Summary</a><a href="#overview">Overview</a>'
+        '<a href="#ledger">Discrepancy ledger</a><a href="#costs">Costs</a>'
+        '<a href="#claims">Claims</a><a href="#run">Run</a></nav>',
+        _headline(entries),
+        f'<p class="banner"><b>{c["off"]}</b> of {len(entries)} verdict(s) differ from the '
+        "expected verdict.</p>",
     ]
     if c["missing"] or c["partial"] or not meta.get("complete", True):
         h.append(f'<p class="banner warn"><b>Incomplete run:</b> {c["missing"]} claim(s) '
                  f'missing (no rows in the store), {c["partial"]} partial. They are marked '
                  "below.</p>")
 
-    h.append('<h2 id="run">Run</h2>')
-    h.append(_table(["Field", "Value"], [[_e(k), _e(v)] for k, v in md.meta_rows(meta)]))
+    h.append('<h2 id="summary">Summary</h2>')
+    for paper in md.papers_in_order(entries):
+        group = [e for e in entries if str(e.get("paper") or "") == paper]
+        h.append(f"<h3>{_e(paper or 'Other claims')}</h3>")
+        h.append(_summary_table(group))
 
     h.append('<h2 id="overview">Overview</h2>')
     if figs.get("overview"):
@@ -205,37 +256,17 @@ def render_html(report: Mapping[str, Any], out_dir: Path) -> str:
         h.append(_img(out_dir / figs["overview"], "Overview: measured − predicted per claim",
                       "overview"))
 
-    h.append('<h2 id="summary">Summary</h2>')
-    rows = []
-    for i, e in enumerate(entries, start=1):
-        rows.append([
-            str(i),
-            _id_link(e["id"]),
-            f"{_e(e.get('paper'))}<br />" f'<span class="small src">{_e(e.get("source"))}</span>',
-            _statement_cell(e.get("statement")),
-            _e(e.get("kind")),
-            _e(md.predicted(e)),
-            _measured_cell(e),
-            _verdict(e),
-            _e(e.get("expected") or "holds"),
-            _e(md.seconds(e.get("seconds"))),
-        ])
-    h.append(_table(["#", "Claim", "Paper and source", "Statement", "Kind", "Predicted",
-                     "Measured [interval]", "Verdict", "Expected", "Time"], rows,
-                    num_cols=(0, 5, 6, 9), classes={1: "id", 2: "paper", 3: "stmt"}, wide=True))
-
     h.append('<h2 id="ledger">Discrepancy ledger</h2>')
     h.append('<p class="small">Every claim that is violated or inconclusive, with the '
-             "evidence, the reason and the [NOTE]/[INFERRED] items of PAPERS.md it touches.</p>")
+             "evidence, the reason and the readings of the papers it touches.</p>")
     disc = md.discrepancies(entries)
     if disc:
         h.append(_table(
-            ["Claim", "Verdict", "Expected", "Measured vs predicted", "Interval", "Reason",
+            ["Claim", "Verdict", "Expected", "Measured [interval] vs predicted", "Reason",
              "Touches"],
             [[_id_link(e["id"]), _verdict(e),
               _e(e.get("expected")),
-              _e(f"{md.num(e.get('measured'))} vs {md.predicted(e)}"),
-              _e(md.interval(e.get("interval")) or "—"), _e(e.get("reason") or "—"),
+              _e(md.measured_vs_predicted(e)), _e(e.get("reason") or "—"),
               "<br />".join(_e(t) for t in e.get("touches") or []) or "—"] for e in disc],
             classes={0: "id"}, wide=True))
     else:
@@ -249,8 +280,19 @@ def render_html(report: Mapping[str, Any], out_dir: Path) -> str:
     h.append(_costs(report.get("costs") or []))
 
     h.append('<h2 id="claims">Claims</h2>')
-    for e in entries:
-        h.append(_claim(e, out_dir))
+    for paper in md.papers_in_order(entries):
+        for role in md.ROLE_ORDER:
+            group = [e for e in entries if str(e.get("paper") or "") == paper
+                     and (e.get("role") or "confirmation") == role]
+            if not group:
+                continue
+            h.append(f"<h3>{_e(paper or 'Other claims')}: "
+                     f"{_e(md.ROLE_TITLES[role][0].lower())}</h3>")
+            for e in group:
+                h.append(_claim(e, out_dir))
+
+    h.append('<h2 id="run">Run</h2>')
+    h.append(_table(["Field", "Value"], [[_e(k), _e(v)] for k, v in md.meta_rows(meta)]))
     h += ["</body>", "</html>", ""]
     return "\n".join(h)
 
@@ -280,9 +322,9 @@ def _claim(e: Mapping[str, Any], out_dir: Path) -> str:
     v = e.get("verdict") if e.get("status") != "missing" else None
     cls = f"c-{v}" if v in VERDICT_COLORS else "c-missing"
     h = [f'<section class="claim {cls}" id="{anchor(e["id"])}">',
-         f"<h3>{_e(e['id'])}</h3>",
+         f"<h4>{_e(e['id'])}</h4>",
          f"<p>{_verdict(e)} <span class=\"small\">expected: {_e(e.get('expected') or 'holds')}"
-         "</span></p>"]
+         f" · {_e(e.get('role') or 'confirmation')} · {_e(md.power_text(e))}</span></p>"]
     h.append('<div class="claim-body"><div class="claim-text">')
     if e.get("paper") or e.get("source"):
         h.append(f"<p><b>{_e(e.get('paper'))}</b> — {_e(e.get('source'))}</p>")
@@ -291,14 +333,27 @@ def _claim(e: Mapping[str, Any], out_dir: Path) -> str:
     if e.get("law_latex"):
         h.append("<p><b>Bound</b></p>" + _latex(e["law_latex"]))
     facts = [
+        ("Measured [interval] vs predicted", _e(md.measured_vs_predicted(e))),
         ("Prediction derived", _e(e.get("law_derivation") or "—")),
         ("Kind", f"<code>{_e(e.get('kind'))}</code> — {_e(md.KIND_HELP.get(e.get('kind'), ''))}"),
-        ("Predicted", _e(md.predicted(e))),
-        ("Measured [interval]", _e(md.measured(e))),
         ("Swept variable", f"<code>{_e(e.get('variable'))}</code>" if e.get("variable") else "—"),
         ("Measured quantity", f"<code>{_e(e.get('quantity'))}</code>"
          if e.get("quantity") else "—"),
         ("Fit window", _e(md.window(e))),
+    ]
+    if e.get("window"):
+        facts.append(("Window's reason", _e(md.window_reason(e))))
+        if md.full_grid_text(e):
+            facts.append(("Full grid vs window", _e(md.full_grid_text(e))))
+    power = _e(md.power_text(e).removeprefix("power: "))
+    lines = md.mutant_lines(e)
+    if lines:
+        marks = ['<span class="caught">✓</span>' if p.get("caught") else
+                 '<span class="missed">✗</span>' for p in e.get("power") or []]
+        power += '<ul class="mutants">' + "".join(
+            f"<li>{mark} {_e(line)}</li>" for mark, line in zip(marks, lines)) + "</ul>"
+    facts += [
+        ("Power", power),
         ("Schedule", _e(e.get("schedule") or "—")),
         ("Budget", _e(e.get("budget") or "—")),
         ("Status", _e(e.get("status") or "complete")),

@@ -1,7 +1,12 @@
-"""``index.md``: the report as GitHub-flavoured Markdown (tables, ```math blocks, PNGs).
+"""``index.md``: the report as GitHub-flavoured Markdown (tables, ``$…$`` math, PNG figures).
+
+Layout: the headline counts (confirmations and findings apart from controls, and the
+mutants caught), a compact summary grouped by paper (``claim | paper, result | verdict |
+measured [interval] vs predicted``), the overview figure, the discrepancy ledger, costs, one
+section per claim (grouped by paper, then role) and the run's metadata last.
 
 Also holds the text formatting shared with :mod:`reports.html` (numbers, verdict labels,
-metadata rows), so both outputs say the same thing.
+power, window, metadata rows), so both outputs say the same thing.
 """
 
 from __future__ import annotations
@@ -17,8 +22,16 @@ KIND_HELP = {
     "geometric": "geometric law: semilog slope against the log of the predicted ratio",
     "bounded_by": "explicit bound: the measured value stays below the theorem's bound",
     "exact": "count: measured equals the predicted count",
-    "contrast": "contrast: algorithm A shows the property and B does not",
+    "contrast": "contrast: the measured series shows the property and the contrast series "
+                "does not",
 }
+ROLE_TITLES = {
+    "confirmation": ("Confirmations", "the papers' statements, each in a test that can fail"),
+    "finding": ("Findings", "where a paper's statement fails on its own assumptions"),
+    "control": ("Controls", "identity and implementation checks of this code; they say "
+                            "nothing about the papers"),
+}
+ROLE_ORDER = ("confirmation", "finding", "control")
 META_FIELDS = (
     ("date", "Run date"),
     ("version", "Package version (run)"),
@@ -36,6 +49,8 @@ META_FIELDS = (
     ("results_dir", "Results directory"),
     ("report_date", "Report generated"),
     ("report_version", "Package version (report)"),
+    ("figure_formats", "Figure formats"),
+    ("figure_dpi", "PNG resolution (dpi)"),
 )
 COST_NOTE = ("Cost to reach the common target on the common instance: median over the "
              "replicates that reached it (— where none did).")
@@ -145,7 +160,10 @@ def window(e: Mapping[str, Any]) -> str:
     var = e.get("variable") or "x"
     if not w:
         return "all sweep values"
-    return f"{num(w[0])} ≤ {var} ≤ {num(w[1])}"
+    lo, hi = as_float(w[0]), as_float(w[1])
+    if hi >= 1e12 or math.isinf(hi):  # open-ended
+        return f"{var} ≥ {num(lo)}"
+    return f"{num(lo)} ≤ {var} ≤ {num(hi)}"
 
 
 def meta_rows(meta: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -186,6 +204,98 @@ def discrepancies(entries: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any
     """The discrepancy ledger: every claim that is violated or inconclusive."""
     return [e for e in entries
             if e.get("status") != "missing" and e.get("verdict") in ("violated", "inconclusive")]
+
+
+def role_counts(entries: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """:func:`counts` per role (``confirmation``, ``finding``, ``control``)."""
+    return {role: counts([e for e in entries if (e.get("role") or "confirmation") == role])
+            | {"total": sum(1 for e in entries if (e.get("role") or "confirmation") == role)}
+            for role in ROLE_ORDER}
+
+
+def power_counts(entries: Sequence[Mapping[str, Any]]) -> tuple[int, int, int]:
+    """``(caught, run, claims without a mutant run)`` over the confirmations and findings."""
+    caught = run = unrun = 0
+    for e in entries:
+        if (e.get("role") or "confirmation") == "control":
+            continue
+        power = e.get("power")
+        if power:
+            run += len(power)
+            caught += sum(1 for p in power if p.get("caught"))
+        else:
+            unrun += 1
+    return caught, run, unrun
+
+
+def power_text(e: Mapping[str, Any]) -> str:
+    """``power: 2 of 2 mutants caught``, ``mutants not run`` (or why there are none)."""
+    power = e.get("power")
+    if power:
+        caught = sum(1 for p in power if p.get("caught"))
+        return f"power: {caught} of {len(power)} mutant{'s' if len(power) != 1 else ''} caught"
+    if (e.get("role") or "confirmation") == "control":
+        return "control: no mutants"
+    declared = len(e.get("mutants") or [])
+    if declared:
+        return f"mutants not run ({declared} declared; run with --mutants)"
+    return "mutants not run (none declared)"
+
+
+def mutant_lines(e: Mapping[str, Any]) -> list[str]:
+    """One line per mutant run: name, change, verdict against the required one, caught."""
+    out = []
+    for p in e.get("power") or []:
+        mark = "caught" if p.get("caught") else "NOT caught"
+        meas = ""
+        if p.get("measured") is not None:
+            meas = f"; measured {num(p.get('measured'))} {interval(p.get('interval'))}".rstrip()
+        change = f" ({p['change']})" if p.get("change") else ""
+        out.append(f"{p.get('mutant')}{change}: {p.get('verdict') or '—'}, required "
+                   f"{p.get('required') or '—'} → {mark}{meas}")
+    return out
+
+
+def window_reason(e: Mapping[str, Any]) -> str:
+    """Why the fit window is what it is (empty without a window)."""
+    if not e.get("window"):
+        return ""
+    reason = " ".join(str(e.get("window_reason") or "").split()).rstrip(".")
+    how = ("derived from the law" if e.get("window_derived") else
+           "set by hand, so cross-checked against the full grid: inconclusive when the two "
+           "disagree")
+    return f"{reason} — {how}" if reason else f"no reason given — {how}"
+
+
+def full_grid_text(e: Mapping[str, Any]) -> str:
+    """The full grid's fit beside the window's, or empty without a window."""
+    full = (e.get("details") or {}).get("full_grid")
+    if not e.get("window") or not isinstance(full, Mapping):
+        return ""
+    iv = interval(full.get("interval"))
+    window_verdict = (e.get("details") or {}).get("window_verdict") or e.get("verdict")
+    return (f"full grid {num(full.get('measured'))} {iv} → {full.get('verdict') or '—'}; "
+            f"window {measured(e)} → {window_verdict or '—'}").replace("  ", " ")
+
+
+def measured_vs_predicted(e: Mapping[str, Any]) -> str:
+    """``−1.01 [−1.09, −0.93] vs −1`` (``—`` where nothing was measured)."""
+    return f"{measured(e)} vs {predicted(e)}"
+
+
+def paper_result(e: Mapping[str, Any]) -> str:
+    """The result's citation (``source``), else the paper's name."""
+    return " ".join(str(e.get("source") or e.get("paper") or "—").split())
+
+
+def papers_in_order(entries: Sequence[Mapping[str, Any]]) -> list[str]:
+    return list(dict.fromkeys(str(e.get("paper") or "") for e in entries))
+
+
+def headline(entries: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, dict[str, int]]]:
+    """``(title, description, counts)`` per role present, confirmations first."""
+    rc = role_counts(entries)
+    return [(ROLE_TITLES[r][0], ROLE_TITLES[r][1], rc[r]) for r in ROLE_ORDER if rc[r]["total"]]
 
 
 def heading_slug(text: str) -> str:
@@ -240,6 +350,41 @@ def _verdict_md(e: Mapping[str, Any]) -> str:
     return text
 
 
+def _inline_math(latex: str) -> str:
+    """``latex`` as GitHub inline math ``$…$`` (one line), or as text when it is prose or
+    already has ``$``."""
+    from .figures import looks_like_prose  # noqa: PLC0415
+
+    latex = " ".join(str(latex or "").split())
+    if not latex:
+        return ""
+    if "$" in latex or looks_like_prose(latex):
+        return latex
+    return f"${latex}$"
+
+
+def _counts_line(c: Mapping[str, int]) -> str:
+    parts = [f"✅ {c['holds']} hold", f"❌ {c['violated']} violated"]
+    if c["inconclusive"]:
+        parts.append(f"❔ {c['inconclusive']} inconclusive")
+    if c["missing"]:
+        parts.append(f"⚪ {c['missing']} missing")
+    return " · ".join(parts)
+
+
+def summary_rows(entries: Sequence[Mapping[str, Any]]) -> list[list[str]]:
+    rows = []
+    for e in entries:
+        claim = f"[{e['id']}](#{heading_slug(e['id'])})"
+        if (e.get("role") or "confirmation") != "confirmation":
+            claim += f" *{e.get('role')}*"
+        verdict = _verdict_md(e)
+        if e.get("power"):
+            verdict += f" · {power_text(e).removeprefix('power: ')}"
+        rows.append([claim, paper_result(e), verdict, measured_vs_predicted(e)])
+    return rows
+
+
 def render_markdown(report: Mapping[str, Any]) -> str:
     """The Markdown report (``index.md``) of a report dict built by ``render_entries``."""
     entries = report["entries"]
@@ -247,52 +392,46 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     figs = report.get("figures") or {}
     c = counts(entries)
     md: list[str] = ["# Rate-check report", ""]
-    md.append(f"**{len(entries)} claims:** ✅ {c['holds']} hold · ❌ {c['violated']} violated · "
-              f"❔ {c['inconclusive']} inconclusive · ⚪ {c['missing']} missing. "
-              f"**{c['off']}** verdict(s) differ from the expected verdict.")
+    for title, desc, rc in headline(entries):
+        md.append(f"- **{title}** ({desc}): {rc['total']} — {_counts_line(rc)}; "
+                  f"{rc['off']} differ from the expected verdict")
+    caught, run, unrun = power_counts(entries)
+    if run:
+        md.append(f"- **Mutants** (each must flip its claim's verdict): {caught} of {run} "
+                  f"caught" + (f"; {unrun} claim(s) without mutants run" if unrun else ""))
+    else:
+        md.append("- **Mutants:** not run (render a store run with `verify --mutants`)")
+    md.append("")
+    md.append(f"**{c['off']}** of {len(entries)} verdict(s) differ from the expected verdict.")
     md.append("")
     if c["missing"] or c["partial"] or not meta.get("complete", True):
         md.append(f"> **Incomplete run:** {c['missing']} claim(s) missing (no rows in the "
                   f"store), {c['partial']} partial. They are marked below.")
         md.append("")
-    md += ["## Run", ""]
-    md += _table(["", ""], meta_rows(meta))
-    md.append("")
+    md += ["## Summary", ""]
+    for paper in papers_in_order(entries):
+        group = [e for e in entries if str(e.get("paper") or "") == paper]
+        md += [f"### {paper or 'Other claims'}", ""]
+        md += _table(["Claim", "Paper, result", "Verdict", "Measured [interval] vs predicted"],
+                     summary_rows(group))
+        md.append("")
     if figs.get("overview"):
         md += ["## Overview", "",
                "Measured minus predicted slope for every claim, with its bootstrap interval; "
                "the green band is the claim's tolerance.", "",
                f"![Overview: measured − predicted per claim]({figs['overview']})", ""]
-    md += ["## Summary", ""]
-    rows = []
-    for i, e in enumerate(entries, start=1):
-        rows.append([
-            i,
-            f"[{e['id']}](#{heading_slug(e['id'])})",
-            f"{e.get('paper', '')} — {e.get('source', '')}".strip(" —"),
-            _code(e.get("statement", "")),
-            e.get("kind", ""),
-            predicted(e),
-            measured(e),
-            _verdict_md(e),
-            e.get("expected") or "holds",
-            seconds(e.get("seconds")),
-        ])
-    md += _table(["#", "Claim", "Paper and source", "Statement", "Kind", "Predicted",
-                  "Measured [interval]", "Verdict", "Expected", "Time"], rows)
-    md.append("")
 
     md += ["## Discrepancy ledger", "",
            "Every claim that is violated or inconclusive, with the evidence, the reason and the "
-           "[NOTE]/[INFERRED] items of PAPERS.md it touches.", ""]
+           "readings of the papers it touches.", ""]
     disc = discrepancies(entries)
     if disc:
         md += _table(
-            ["Claim", "Verdict", "Expected", "Measured vs predicted", "Interval", "Reason",
+            ["Claim", "Verdict", "Expected", "Measured [interval] vs predicted", "Reason",
              "Touches"],
             [[f"[{e['id']}](#{heading_slug(e['id'])})", _verdict_md(e), e.get("expected"),
-              f"{num(e.get('measured'))} vs {predicted(e)}", interval(e.get("interval")) or "—",
-              e.get("reason") or "—", "; ".join(e.get("touches") or []) or "—"] for e in disc])
+              measured_vs_predicted(e), e.get("reason") or "—",
+              "; ".join(e.get("touches") or []) or "—"] for e in disc])
     else:
         md.append("No claim is violated or inconclusive.")
     md.append("")
@@ -307,8 +446,19 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     md.append("")
 
     md += ["## Claims", ""]
-    for e in entries:
-        md += claim_markdown(e)
+    for paper in papers_in_order(entries):
+        for role in ROLE_ORDER:
+            group = [e for e in entries if str(e.get("paper") or "") == paper
+                     and (e.get("role") or "confirmation") == role]
+            if not group:
+                continue
+            md += [f"### {paper or 'Other claims'}: {ROLE_TITLES[role][0].lower()}", ""]
+            for e in group:
+                md += claim_markdown(e)
+
+    md += ["## Run", ""]
+    md += _table(["", ""], meta_rows(meta))
+    md.append("")
     return "\n".join(md).rstrip() + "\n"
 
 
@@ -331,29 +481,37 @@ def cost_markdown(costs: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def claim_markdown(e: Mapping[str, Any]) -> list[str]:
-    md = [f"### {e['id']}", "", _verdict_md(e) + f" (expected: {e.get('expected') or 'holds'})",
-          ""]
+    md = [f"#### {e['id']}", "",
+          f"{_verdict_md(e)} (expected: {e.get('expected') or 'holds'}) · "
+          f"{e.get('role') or 'confirmation'} · {power_text(e)}", ""]
     if e.get("paper") or e.get("source"):
         md += [f"**{e.get('paper', '')}** — {e.get('source', '')}", ""]
     if e.get("statement"):
-        md += ["**Statement:**", ""] + _math(e["statement"])
+        md += [f"**Statement:** {_inline_math(e['statement'])}", ""]
     if e.get("law_latex"):
         md += ["**Bound:**", ""] + _math(e["law_latex"])
     if e.get("law_derivation"):
         md += [f"*Prediction derived:* {e['law_derivation']}", ""]
     facts = [
+        ("Measured [interval] vs predicted", measured_vs_predicted(e)),
         ("Kind", f"`{e.get('kind')}` — {KIND_HELP.get(e.get('kind'), '')}"),
-        ("Predicted", predicted(e)),
-        ("Measured [interval]", measured(e)),
-        ("Swept variable", f"`{e.get('variable')}`" if e.get("variable") else "—"),
-        ("Measured quantity", _code(e.get("quantity")) or "—"),
+        ("Swept variable", _inline_math(e.get("variable")) or "—"),
+        ("Measured quantity", _inline_math(e.get("quantity")) or "—"),
         ("Fit window", window(e)),
-        ("Schedule", e.get("schedule") or "—"),
+    ]
+    if e.get("window"):
+        facts.append(("Window's reason", window_reason(e)))
+        if full_grid_text(e):
+            facts.append(("Full grid vs window", full_grid_text(e)))
+    facts += [
+        ("Schedule", _inline_math(e.get("schedule")) or "—"),
         ("Budget", e.get("budget") or "—"),
         ("Status", e.get("status") or "complete"),
         ("Time", seconds(e.get("seconds"))),
     ]
     md += [f"- **{k}:** {v}" for k, v in facts]
+    md.append(f"- **Power:** {power_text(e).removeprefix('power: ')}")
+    md += [f"  - {line}" for line in mutant_lines(e)]
     if e.get("touches"):
         md.append("- **Touches:** " + "; ".join(e["touches"]))
     md.append("")
@@ -361,6 +519,10 @@ def claim_markdown(e: Mapping[str, Any]) -> list[str]:
         md += [f"**Reason:** {' '.join(str(e['reason']).split())}", ""]
     if e.get("figure"):
         md += [f"![{e['id']}]({e['figure']})", ""]
+        others = [f for f in e.get("figure_files") or [] if not f.endswith(".png")]
+        if others:
+            md += ["Figure as " + ", ".join(f"[{f.rsplit('.', 1)[1].upper()}]({f})"
+                                             for f in others) + ".", ""]
     elif e.get("status") == "missing":
         md += ["*No data: this claim has no rows in the store.*", ""]
     return md

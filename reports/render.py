@@ -1,4 +1,4 @@
-"""Rate-check reports from a results directory: Markdown, self-contained HTML, PNGs, JSON.
+"""Rate-check reports from a results directory: Markdown, self-contained HTML, figures, JSON.
 
 ``render(results_dir, out_dir)`` reads the store only (``results.jsonl``, and ``run.json``
 when the run completed), rebuilds the summary with :func:`verify.summarize`, and calls
@@ -6,13 +6,16 @@ when the run completed), rebuilds the summary with :func:`verify.summarize`, and
 
 * ``entries``: summary entries (``id, paper, source, statement, kind, verdict, expected,
   measured, interval, predicted, reason, seconds, budget, variable, quantity, scale, window,
-  schedule, touches, law_latex, law_derivation, status, fit, contrast_fit``);
+  schedule, touches, law_latex, law_derivation, status, fit, contrast_fit``, and from the
+  claim framework ``role, mutants, power, window_reason, window_derived, details``); the
+  entries of mutants (ids ``CLAIM@MUTANT``) are folded into their claim's ``power``;
 * ``meta``: run metadata (``run.json``: ``date, version, backend, budget, seed, machine,
   python, numpy, runtime``), or what the store rows tell when the run did not finish;
 * ``rows``: the store rows (replicate scatter, and the ``costs.*`` rows of the cost table).
 
-Outputs in ``out_dir``: ``index.md``, ``index.html``, ``figures/*.png``, ``report.json``.
-Nothing is rerun; a partial store (interrupted run) renders with missing claims marked.
+Outputs in ``out_dir``: ``index.md``, ``index.html``, ``figures/*.png`` (and ``*.pdf``,
+``*.svg`` with ``formats``), ``report.json`` (each entry's replicate data under ``data`` as
+``x``, the swept value, and ``y``, the measured quantity). Nothing is rerun; a partial store (interrupted run) renders with missing claims marked.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import math
 import platform
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -178,8 +181,12 @@ ENTRY_DEFAULTS: dict[str, Any] = {
     "measured": None, "interval": None, "predicted": None, "reason": "", "seconds": None,
     "budget": None, "variable": "", "quantity": "", "scale": "loglog", "window": None,
     "schedule": "", "touches": [], "law_latex": "", "law_derivation": "", "status": "complete",
-    "fit": None, "contrast_fit": None,
+    "fit": None, "contrast_fit": None, "role": None, "mutants": [], "power": None,
+    "window_reason": "", "window_derived": False, "mutant_of": None,
 }
+ROLES = ("confirmation", "finding", "control")
+#: ``progress(done, total, name)``: called after each figure is written
+Progress = Callable[[int, int, str], None]
 
 
 def normalize_entries(entries: Iterable[Mapping[str, Any]],
@@ -193,6 +200,9 @@ def normalize_entries(entries: Iterable[Mapping[str, Any]],
             raise ValueError(f"summary entry {i} has no `id`: {entry!r:.80}")
         e = {**ENTRY_DEFAULTS, **dict(entry)}
         e["touches"] = [str(t) for t in (e.get("touches") or [])]
+        e["mutants"] = list(e.get("mutants") or [])
+        if e["role"] not in ROLES:
+            e["role"] = "finding" if e.get("expected") == "violated" else "confirmation"
         if e["status"] == "missing":
             e["verdict"] = e["verdict"] if e["verdict"] in ("holds", "violated") else None
         out.append(e)
@@ -201,10 +211,83 @@ def normalize_entries(entries: Iterable[Mapping[str, Any]],
         if claim.startswith(COST_PREFIX) or claim in seen:
             continue
         out.append({**ENTRY_DEFAULTS, "id": claim, "status": "partial", "verdict": "inconclusive",
+                    "role": "confirmation",
                     "reason": "rows are in the store but the summary has no entry for this "
                               "claim (interrupted run or unknown claim id)"})
         seen.add(claim)
     return out
+
+
+def is_mutant(entry: Mapping[str, Any]) -> bool:
+    """Whether ``entry`` is a mutant's (id ``CLAIM@MUTANT`` or ``mutant_of`` set)."""
+    return bool(entry.get("mutant_of")) or "@" in str(entry.get("id", ""))
+
+
+def fold_mutants(entries: Sequence[dict[str, Any]]
+                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``(claims, mutants)``: the mutants' entries folded into their claim's ``power`` (one
+    item per mutant: ``mutant, change, verdict, required, caught, measured, interval,
+    reason``) where the summary has not done it already."""
+    claims = [e for e in entries if not is_mutant(e)]
+    mutants = [e for e in entries if is_mutant(e)]
+    by_id = {e["id"]: e for e in claims}
+    found: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for m in mutants:
+        base = str(m.get("mutant_of") or m["id"].split("@", 1)[0])
+        found[base].append(m)
+    for base, ms in found.items():
+        e = by_id.get(base)
+        if e is None or e.get("power"):
+            continue
+        changes = {str(x.get("name")): x.get("change", "") for x in e.get("mutants") or []
+                   if isinstance(x, Mapping)}
+        power = []
+        for m in ms:
+            name = m["id"].split("@", 1)[1] if "@" in m["id"] else m["id"]
+            required = m.get("expected") or ("violated" if e.get("expected") != "violated"
+                                             else "holds")
+            power.append({"mutant": name, "change": changes.get(name, ""),
+                          "verdict": m.get("verdict"), "required": required,
+                          "caught": m.get("verdict") == required, "measured": m.get("measured"),
+                          "interval": m.get("interval"), "reason": m.get("reason", "")})
+        e["power"] = power
+    return claims, mutants
+
+
+def group_entries(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Entries grouped by paper (in order of first appearance), then by role (confirmations,
+    findings, controls); the order within a group is kept."""
+    papers = list(dict.fromkeys(str(e.get("paper") or "") for e in entries))
+    if "" in papers:  # claims without a paper (rows the summary does not know) last
+        papers.remove("")
+        papers.append("")
+    rank = {p: i for i, p in enumerate(papers)}
+    role_rank = {r: i for i, r in enumerate(ROLES)}
+    return sorted(entries, key=lambda e: (rank[str(e.get("paper") or "")],
+                                          role_rank.get(e.get("role"), 0)))
+
+
+def replicate_data(entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]
+                   ) -> dict[str, Any]:
+    """The replicate data behind an entry, named plainly: ``x`` (the swept variable's value,
+    ``value`` in the store rows), ``y`` (the measured quantity, ``metrics["value"]``) and, where
+    measured, ``contrast``, ``bound``, ``predicted``; plus ``point`` and ``replicate``."""
+    keys = [k for k in ("contrast", "bound", "predicted")
+            if any(k in (r.get("metrics") or {}) for r in rows)]
+    data: dict[str, Any] = {"x_name": entry.get("variable") or "",
+                            "y_name": entry.get("quantity") or "", "x": [], "y": [],
+                            **{k: [] for k in keys}, "point": [], "replicate": []}
+    for r in rows:
+        m = r.get("metrics") or {}
+        if "value" not in m:
+            continue
+        data["x"].append(r.get("value"))
+        data["y"].append(m.get("value"))
+        for k in keys:
+            data[k].append(m.get(k))
+        data["point"].append(r.get("point"))
+        data["replicate"].append(r.get("replicate"))
+    return data
 
 
 def claim_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
@@ -281,20 +364,40 @@ def figure_name(claim_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", claim_id) + ".png"
 
 
-def _tolerances(entries: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
-    """Each claim's tolerance: from the entry, else from the catalogue when it is importable."""
-    tol: dict[str, float | None] = {}
-    catalogue: Mapping[str, Any] = {}
+def _catalogue(meta: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The run's claim catalogue (``run.json``'s ``catalogue``, else the papers'), or ``{}``
+    when it cannot be loaded (the report then uses the entries alone)."""
     try:
-        from bilevel_theory.verify import CLAIMS as catalogue  # noqa: PLC0415
-    except ImportError:
-        pass
+        from bilevel_theory.verify import load  # noqa: PLC0415
+
+        return load(meta.get("catalogue") or None)
+    except Exception:  # noqa: BLE001 — a report never fails for want of the catalogue
+        return {}
+
+
+def complete_from_catalogue(entries: Sequence[dict[str, Any]], meta: Mapping[str, Any]
+                            ) -> None:
+    """Fill what the summary entries lack from the catalogue: ``tolerance`` and the series
+    names (``extra["series"]``, see :func:`figures.series_names`)."""
+    if all(e.get("tolerance") is not None and (e.get("series") or e.get("kind") != "contrast")
+           for e in entries):
+        return
+    catalogue = _catalogue(meta)
     for e in entries:
-        value = e.get("tolerance")
-        if value is None and e["id"] in catalogue:
-            value = getattr(catalogue[e["id"]], "tolerance", None)
-        tol[e["id"]] = float(value) if _finite(value) else None
-    return tol
+        claim = catalogue.get(e["id"]) if hasattr(catalogue, "get") else None
+        if claim is None:
+            continue
+        if e.get("tolerance") is None:
+            e["tolerance"] = getattr(claim, "tolerance", None)
+        extra = getattr(claim, "extra", None)
+        if not e.get("series") and isinstance(extra, Mapping) and \
+                isinstance(extra.get("series"), Mapping):
+            e["series"] = dict(extra["series"])
+
+
+def _tolerances(entries: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
+    return {e["id"]: float(e["tolerance"]) if _finite(e.get("tolerance")) else None
+            for e in entries}
 
 
 def _package_version() -> str:
@@ -333,42 +436,71 @@ def jsonable(obj: Any) -> Any:
 
 
 def render_entries(entries: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None,
-                   rows: Sequence[Mapping[str, Any]], out_dir: str | Path) -> Path:
+                   rows: Sequence[Mapping[str, Any]], out_dir: str | Path, *,
+                   formats: str | Sequence[str] = ("png",), dpi: float | None = None,
+                   progress: Progress | None = None) -> Path:
     """Write the report for ``entries`` (+ ``meta``, store ``rows``) into ``out_dir``.
 
+    ``formats``: figure formats besides the PNG that the HTML and Markdown show (``"pdf"``,
+    ``"svg"``, or ``"png,pdf,svg"``); ``dpi``: the PNG's resolution (default
+    :data:`figures.DPI`); ``progress(done, total, name)`` is called after each figure.
     Returns the path of ``index.html``. See the module docstring for the inputs.
     """
     from . import figures, html, markdown  # noqa: PLC0415
 
+    formats = figures.parse_formats(formats)
+    dpi = figures.check_dpi(figures.DPI if dpi is None else dpi)
     out_dir = Path(out_dir).resolve()
     _check_out_dir(out_dir)
     rows = list(rows)
-    entries = normalize_entries(entries, rows)
     meta = dict(meta or {})
+    entries, mutants = fold_mutants(normalize_entries(entries, rows))
+    entries = group_entries(entries)
+    complete_from_catalogue(entries, meta)
     meta.setdefault("report_date", datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
     meta.setdefault("report_version", _package_version())
     meta.setdefault("report_machine", platform.node() or "unknown")
+    meta["figure_formats"] = ", ".join(formats)
+    meta["figure_dpi"] = dpi
 
     fig_dir = out_dir / "figures"
     fig_dir.mkdir(parents=True, exist_ok=True)
     by_claim = claim_rows(rows)
     figs: dict[str, str] = {}
-    overview = figures.overview_figure(entries, fig_dir / "overview.png", _tolerances(entries))
-    figs["overview"] = overview.relative_to(out_dir).as_posix()
+    files: dict[str, list[str]] = {}
+    todo = [e for e in entries
+            if not (e["status"] == "missing" and not by_claim.get(e["id"]))]
+    total = len(todo) + 1
+
+    def done(key: str, path: Path) -> None:
+        figs[key] = path.relative_to(out_dir).as_posix()
+        files[key] = [path.with_suffix(f".{f}").relative_to(out_dir).as_posix()
+                      for f in formats]
+        if progress is not None:
+            progress(len(figs), total, key)
+
+    done("overview", figures.overview_figure(entries, fig_dir / "overview.png",
+                                             _tolerances(entries), formats, dpi))
     for e in entries:
+        e["figure"] = None
         claim_rows_ = entry_rows(e, by_claim.get(e["id"], []))
+        e["data"] = replicate_data(e, claim_rows_)
         if e["status"] == "missing" and not claim_rows_:
-            e["figure"] = None
             continue
-        path = figures.claim_figure(e, claim_rows_, fig_dir / figure_name(e["id"]))
-        e["figure"] = figs[e["id"]] = path.relative_to(out_dir).as_posix()
+        path = figures.claim_figure(e, claim_rows_, fig_dir / figure_name(e["id"]), formats,
+                                    dpi)
+        done(e["id"], path)
+        e["figure"] = figs[e["id"]]
+        e["figure_files"] = files[e["id"]]
 
     costs = cost_table(rows)
     report = {
         "meta": meta,
         "entries": entries,
+        "mutants": mutants,
         "costs": costs,
         "figures": figs,
+        "figure_files": files,
         "missing": [e["id"] for e in entries if e["status"] == "missing"],
         "partial": [e["id"] for e in entries if e["status"] == "partial"],
     }
@@ -381,8 +513,12 @@ def render_entries(entries: Iterable[Mapping[str, Any]], meta: Mapping[str, Any]
     return index
 
 
-def render(results_dir: str | Path, out_dir: str | Path) -> Path:
+def render(results_dir: str | Path, out_dir: str | Path, *,
+           formats: str | Sequence[str] = ("png",), dpi: float | None = None,
+           progress: Progress | None = None) -> Path:
     """Render the report of the results in ``results_dir`` into ``out_dir``.
+
+    ``formats``, ``dpi``, ``progress``: as for :func:`render_entries`.
 
     Reads ``results.jsonl`` (rows), ``run.json`` (if the run completed) and the summary
     rebuilt by :func:`verify.summarize`; never reruns an experiment. Returns the path of
@@ -395,4 +531,5 @@ def render(results_dir: str | Path, out_dir: str | Path) -> Path:
     rows = load_rows(results_dir)
     meta = load_meta(results_dir, rows)
     entries = summarize(results_dir)
-    return render_entries(entries, meta, rows, out_dir)
+    return render_entries(entries, meta, rows, out_dir, formats=formats, dpi=dpi,
+                          progress=progress)

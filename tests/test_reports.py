@@ -1,14 +1,17 @@
-"""Reports: Markdown/HTML/PNG/JSON from stored results (synthetic entries and a real store).
+"""Reports: Markdown/HTML/figures/JSON from stored results (synthetic entries and a real store).
 
-What is checked: every claim appears in the summary; every referenced figure exists and is a
-valid PNG; the HTML is well formed and fetches nothing remote; a partial store renders with
-its missing claims marked; empty, corrupt or absent stores raise an error naming the file (and
-exit 2 on the command line); a headless browser renders a non-blank page (where Chromium is
-installed).
+What is checked: every claim appears in the summary, grouped by paper and role, mutants folded
+into their claim's power; every referenced figure exists and is a valid PNG, PDF figures are
+vector (no embedded raster image) and SVG figures parse as XML; ``plot_claim`` draws into a
+given Axes without touching global rc state; the HTML is well formed, fetches nothing remote
+and its summary is not clipped at 1280 px; a partial store renders with its missing claims
+marked; empty, corrupt or absent stores raise an error naming the file (and exit 2 on the
+command line); a headless browser renders a non-blank page (where Chromium is installed).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
@@ -21,12 +24,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bilevel_theory.reports import StoreError, render, render_entries
-from bilevel_theory.reports.figures import math_label, png_ok
-from bilevel_theory.reports.render import cost_table
 from click.testing import CliRunner
 
 from bilevel_theory import reports
+from bilevel_theory.reports import StoreError, render, render_entries
+from bilevel_theory.reports.figures import math_label, png_ok
+from bilevel_theory.reports.render import cost_table
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
@@ -71,13 +74,13 @@ def _rate_entry(rows, cid, kind, xs, slope, predicted, verdict, *, scale="loglog
                 "hi": [c * 1.1 for c in cmean], "slope": contrast, "intercept": math.log(2),
                 "interval": [contrast - 0.1, contrast + 0.1]}
     entry = {
-        "id": cid, "paper": "FedMBO 2023", "source": "001_x.txt, Prop. 3 [TEXT]",
+        "id": cid, "paper": "FedMBO 2023", "source": "Yang et al., NeurIPS 2023, Prop. 3",
         "statement": r"\mathbb{E}\|\bar h - \mathbb{E}\bar h\|^2 \le \frac{C}{n}", "kind": kind,
         "verdict": verdict, "expected": "holds", "measured": slope, "interval": fit["interval"],
         "predicted": predicted, "reason": f"measured slope {slope}", "seconds": 1.5,
         "budget": "smoke", "variable": "n", "quantity": r"\mathbb{E}\|\bar h\|^2",
         "scale": scale, "window": window, "schedule": r"\alpha_k = \sqrt{n/K}",
-        "touches": ["[NOTE] FedMBO Prop. 3: sampling with replacement"],
+        "touches": ["FEDMBO-R1: sampling with replacement"],
         "law_latex": r"\frac{\sigma^2}{n}", "law_derivation": "leading exponent in n",
         "status": status, "fit": fit, "contrast_fit": cfit, "tolerance": 0.15,
     }
@@ -89,15 +92,27 @@ def synthetic():
     """Entries of every kind and status, their rows, cost rows and run metadata."""
     rows: list[dict] = []
     entries = [
-        _rate_entry(rows, "syn.matches", "matches", [2, 4, 8, 16, 32], -1.0, -1.0, "holds"),
+        _rate_entry(rows, "syn.matches", "matches", [2, 4, 8, 16, 32], -1.0, -1.0, "holds",
+                    role="confirmation",
+                    mutants=[{"name": "not_averaged", "change": "noise not averaged"},
+                             {"name": "sqrt_n", "change": "noise scaled by sqrt(n)"}]),
         _rate_entry(rows, "syn.at_most", "at_most", [10, 20, 40, 80], -0.3, -0.5, "violated",
-                    expected="violated", reason="decays as K^-0.3, slower than K^-1/2"),
+                    expected="violated", reason="decays as K^-0.3, slower than K^-1/2",
+                    role="finding", mutants=[{"name": "repair", "change": "averaged noise"}],
+                    power=[{"mutant": "repair", "change": "averaged noise", "verdict": "holds",
+                            "required": "holds", "caught": True, "measured": -0.52,
+                            "interval": [-0.6, -0.45], "reason": "slope -0.52"}]),
         _rate_entry(rows, "syn.geometric", "geometric", [1, 2, 4, 6, 8], -0.2, -0.2, "holds",
-                    scale="semilog", window=[2, 8]),
+                    scale="semilog", window=[2, 8], role="control",
+                    window_reason="after the transient of length 2 (closed form)",
+                    window_derived=True,
+                    details={"full_grid": {"verdict": "inconclusive", "measured": -0.17,
+                                           "interval": [-0.3, -0.05]}}),
         _rate_entry(rows, "syn.contrast", "contrast", [2, 4, 8, 16], -1.0, -1.0, "holds",
-                    contrast=0.0),
+                    contrast=0.0, role="confirmation",
+                    series={"value": "PHE (FedMBO)", "contrast": "shared IHGP (FedNest)"}),
         _rate_entry(rows, "syn.bounded", "bounded_by", [1, 10, 100], -1.0, None, "holds",
-                    bound=True),
+                    bound=True, role="control"),
         _rate_entry(rows, "syn.partial", "matches", [2, 4], -1.0, -1.0, "inconclusive",
                     status="partial", reason="interval too wide (2 of 5 points)"),
     ]
@@ -109,6 +124,14 @@ def synthetic():
                     "variable": "N", "quantity": "rounds per epoch", "statement": "2T+N+3",
                     "details": {"predicted_x": [1, 2, 5], "predicted_per_point": [10, 11, 14]},
                     "fit": None, "status": "complete"})
+    # the mutants of syn.matches, as a summary without attach_power lists them: folded into
+    # syn.matches' power, never rows of their own
+    for name, verdict in (("not_averaged", "violated"), ("sqrt_n", "holds")):
+        entries.append({"id": f"syn.matches@{name}", "mutant_of": "syn.matches",
+                        "kind": "matches", "verdict": verdict, "expected": "violated",
+                        "measured": -0.5, "interval": [-0.6, -0.4], "predicted": -1.0,
+                        "paper": "FedMBO 2023", "role": "confirmation", "status": "complete",
+                        "fit": None})
     entries.append({"id": "syn.missing", "kind": "matches", "verdict": "inconclusive",
                     "status": "missing", "reason": "not run", "predicted": -0.5,
                     "measured": None, "interval": [None, None], "fit": None})
@@ -222,7 +245,7 @@ def test_every_claim_in_summary_and_sections(synthetic_report):
     html = (out / "index.html").read_text(encoding="utf-8")
     summary_md = md.split("## Summary", 1)[1].split("## Discrepancy ledger", 1)[0]
     summary_html = html.split('id="summary"', 1)[1].split('id="ledger"', 1)[0]
-    ids = [e["id"] for e in entries] + ["syn.orphan"]
+    ids = [e["id"] for e in entries if "@" not in e["id"]] + ["syn.orphan"]
     for cid in ids:
         assert f"[{cid}]" in summary_md, cid
         assert f"### {cid}" in md, cid
@@ -238,8 +261,9 @@ def test_figures_exist_and_are_png(synthetic_report):
     md = (out / "index.md").read_text(encoding="utf-8")
     refs = _figure_refs(md)
     assert "figures/overview.png" in refs
-    # one figure per claim with data; the missing claim has none
-    assert len(refs) == 1 + len(entries) + 1 - 1
+    # one figure per claim with data (mutants have none); the missing claim has none
+    claims = [e for e in entries if "@" not in e["id"]]
+    assert len(refs) == 1 + len(claims) + 1 - 1
     for ref in refs:
         assert not ref.startswith(("http", "/")), ref
         _assert_png(out / ref)
@@ -269,7 +293,8 @@ def test_report_json_is_strict(synthetic_report):
 
     report = json.loads((out / "report.json").read_text(encoding="utf-8"),
                         parse_constant=no_constants)
-    assert set(report) >= {"meta", "entries", "costs", "figures", "missing", "partial"}
+    assert set(report) >= {"meta", "entries", "mutants", "costs", "figures", "missing",
+                           "partial"}
     assert report["missing"] == ["syn.missing"]
     assert set(report["partial"]) == {"syn.partial", "syn.orphan"}
     assert report["meta"]["budget"] == "smoke"
@@ -284,7 +309,7 @@ def test_discrepancy_ledger_lists_non_holding_claims(synthetic_report):
     for cid in ("syn.matches", "syn.geometric", "syn.exact"):
         assert f"[{cid}]" not in ledger
     assert "decays as K^-0.3" in ledger
-    assert "[NOTE] FedMBO Prop. 3" in ledger
+    assert "FEDMBO-R1" in ledger
     assert "### Missing claims" in ledger and "`syn.missing`" in ledger
 
 
@@ -329,9 +354,9 @@ def test_math_label_falls_back_to_plain_text():
 
 
 def test_figure_fonts_readable():
-    from bilevel_theory.reports.figures import _rc  # noqa: PLC0415
+    from bilevel_theory.reports.figures import STYLE  # noqa: PLC0415
 
-    sizes = [v for k, v in _rc().items() if "size" in k]
+    sizes = [v for k, v in STYLE.items() if "size" in k]
     assert min(sizes) >= 9
 
 
@@ -490,3 +515,265 @@ def test_cost_table_uses_latest_run_only():
     assert item["rounds_to_target"] == 201.0
     assert item["grad_calls_to_target"] is None  # not measured: '—' in the table
     assert item["final_stationarity"] == pytest.approx(1e-3)
+
+
+# ----------------------------------------------------------------------------- roles, power
+
+
+def test_summary_grouped_by_paper_and_role(synthetic_report):
+    _, out, _ = synthetic_report
+    md = (out / "index.md").read_text(encoding="utf-8")
+    head = md.split("## Summary", 1)[0]
+    # confirmations and findings counted apart from controls
+    # (entries without a role count as confirmations: syn.partial, syn.exact, syn.missing and
+    # the orphan rows among them)
+    assert re.search(r"\*\*Confirmations\*\* \([^)]*\): 6 — ✅ 3 hold · ❌ 0 violated · "
+                     r"❔ 2 inconclusive · ⚪ 1 missing; 2 differ", head), head
+    assert re.search(r"\*\*Findings\*\* \([^)]*\): 1 — ✅ 0 hold · ❌ 1 violated", head), head
+    assert re.search(r"\*\*Controls\*\* \([^)]*\): 2 — ✅ 2 hold", head), head
+    # power over confirmations and findings: syn.matches 1 of 2 + syn.at_most 1 of 1
+    assert "**Mutants** (each must flip its claim's verdict): 2 of 3 caught; 5 claim(s) " \
+        "without mutants run" in head
+    summary = md.split("## Summary", 1)[1].split("## Overview", 1)[0]
+    assert summary.index("### FedMBO 2023") < summary.index("### Other claims")
+    assert "| Claim | Paper, result | Verdict | Measured [interval] vs predicted |" in summary
+    # within a paper: confirmations, then findings, then controls
+    order = [summary.index(f"[{cid}]") for cid in
+             ("syn.matches", "syn.contrast", "syn.at_most", "syn.geometric", "syn.bounded")]
+    assert order == sorted(order)
+    assert "@" not in summary  # mutants are folded into their claim, not rows
+    assert "*finding*" in summary and "*control*" in summary
+    # claim sections grouped the same way, the run's metadata last
+    assert md.index("### FedMBO 2023: confirmations") < md.index("### FedMBO 2023: findings") \
+        < md.index("### FedMBO 2023: controls") < md.index("## Run")
+    assert md.rstrip().endswith(md[md.index("## Run"):].rstrip())
+    assert md.index("## Run") > md.index("## Claims")
+
+
+def test_power_line_and_mutants_folded(synthetic_report):
+    _, out, _ = synthetic_report
+    md = (out / "index.md").read_text(encoding="utf-8")
+
+    def section(cid):
+        return md.split(f"#### {cid}\n", 1)[1].split("\n#### ", 1)[0]
+
+    matches = section("syn.matches")
+    assert "power: 1 of 2 mutants caught" in matches
+    assert "not_averaged (noise not averaged): violated, required violated → caught" in matches
+    assert "sqrt_n (noise scaled by sqrt(n)): holds, required violated → NOT caught" in matches
+    assert "power: 1 of 1 mutant caught" in section("syn.at_most")
+    assert "control: no mutants" in section("syn.geometric")
+    assert "mutants not run" in section("syn.partial")
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert sorted(m["id"] for m in report["mutants"]) == ["syn.matches@not_averaged",
+                                                          "syn.matches@sqrt_n"]
+    entry = next(e for e in report["entries"] if e["id"] == "syn.matches")
+    assert [p["caught"] for p in entry["power"]] == [True, False]
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert "power: 1 of 2 mutants caught" in html
+
+
+def test_window_reason_and_full_grid_shown(synthetic_report):
+    _, out, _ = synthetic_report
+    md = (out / "index.md").read_text(encoding="utf-8")
+    geo = md.split("#### syn.geometric\n", 1)[1].split("\n#### ", 1)[0]
+    assert "after the transient of length 2 (closed form) — derived from the law" in geo
+    assert "full grid −0.17 [−0.3, −0.05] → inconclusive; window −0.2" in geo
+    assert "$\\mathbb{E}\\|\\bar h - \\mathbb{E}\\bar h\\|^2 \\le \\frac{C}{n}$" in geo
+
+
+def test_report_json_names_x_and_y(synthetic_report):
+    _, out, _ = synthetic_report
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    entry = next(e for e in report["entries"] if e["id"] == "syn.contrast")
+    data = entry["data"]
+    assert data["x_name"] == "n" and len(data["x"]) == len(data["y"]) == 24
+    assert sorted(set(data["x"])) == [2, 4, 8, 16]
+    assert len(data["contrast"]) == 24
+
+
+# ----------------------------------------------------------------------------- formats
+
+
+def _pdf_streams(raw: bytes) -> list[bytes]:
+    out = []
+    for m in re.finditer(rb"<<(.*?)>>\s*stream\r?\n", raw, re.S):
+        start = m.end()
+        end = raw.index(b"endstream", start)
+        data = raw[start:end]
+        if b"/FlateDecode" in m.group(1):
+            data = zlib.decompressobj().decompress(data)
+        out.append(data)
+    return out
+
+
+def _assert_vector_pdf(path: Path) -> None:
+    raw = path.read_bytes()
+    assert raw.startswith(b"%PDF-1."), path
+    assert raw.rstrip().endswith(b"%%EOF"), path
+    assert b"/Type /Page" in raw
+    assert b"/Subtype /Image" not in raw, f"{path} embeds a raster image"
+    ops = b"\n".join(_pdf_streams(raw))
+    # path construction (m, l, c, re) and painting operators: the plot is vector paths
+    assert len(re.findall(rb"[\d.]+ [\d.]+ l\b", ops)) > 20, "too few path segments"
+    assert re.search(rb"\b(f|S|B|f\*)\n", ops), "no painted path"
+
+
+def test_cli_report_pdf_svg_and_progress(demo_store, tmp_path):
+    # two claims' rows of the demo store (the others are then missing: no figure): fast
+    results = tmp_path / "results"
+    results.mkdir()
+    shutil.copy(demo_store / "run.json", results / "run.json")
+    keep = ("demo.variance_vs_n", "demo.variance_contrast")
+    lines = [line for line in (demo_store / "results.jsonl").read_text().splitlines()
+             if json.loads(line)["claim"] in keep]
+    (results / "results.jsonl").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "report"
+    result = _cli(["report", str(results), "--out", str(out), "--format", "pdf,svg",
+                   "--dpi", "80"])
+    assert result.exit_code == 0, result.output
+    # not a terminal: one progress line per figure
+    lines = [ln for ln in result.output.splitlines() if ln.startswith("report: figure ")]
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert len(lines) == len(report["figures"]) == 3  # overview and the two claims
+    assert lines[-1].startswith(f"report: figure {len(lines)}/{len(lines)}: ")
+    for key, files in report["figure_files"].items():
+        assert [Path(f).suffix for f in files] == [".png", ".pdf", ".svg"], key
+        png, pdf, svg = (out / f for f in files)
+        _assert_png(png)
+        _assert_vector_pdf(pdf)
+        root = ET.parse(svg).getroot()
+        assert root.tag == "{http://www.w3.org/2000/svg}svg"
+        assert root.findall(".//{http://www.w3.org/2000/svg}path")
+        assert not root.findall(".//{http://www.w3.org/2000/svg}image")
+    from matplotlib.image import imread  # noqa: PLC0415
+
+    # --dpi sets the PNG's resolution: the 6.4 in wide figure is about 6.4 * 80 px
+    assert 400 < imread(out / report["figures"]["demo.variance_vs_n"]).shape[1] < 700
+    assert report["meta"]["figure_formats"] == "png, pdf, svg"
+
+
+def test_cli_bad_format_exit_2(demo_store, tmp_path):
+    result = _cli(["report", str(demo_store), "--out", str(tmp_path / "r"), "--format", "jpg"])
+    assert result.exit_code == 2
+    assert "`formats`" in result.output and "jpg" in result.output
+
+
+# ----------------------------------------------------------------------------- plot_claim
+
+
+def _legend_texts(ax) -> list[str]:
+    legend = ax.get_legend()
+    return [t.get_text() for t in legend.get_texts()] if legend else []
+
+
+def test_plot_claim_draws_into_given_axes():
+    import matplotlib  # noqa: PLC0415
+    from matplotlib.figure import Figure  # noqa: PLC0415
+
+    entries, _, rows = synthetic()
+    by_id = {e["id"]: e for e in entries}
+    before = dict(matplotlib.rcParams)
+    fig = Figure(figsize=(10, 4))
+    a, b = fig.subplots(1, 2)
+    ax = reports.plot_claim(by_id["syn.contrast"], ax=a,
+                            rows=[r for r in rows if r["claim"] == "syn.contrast"])
+    assert ax is a and len(fig.axes) == 2
+    assert a.collections and a.lines and a.get_xscale() == "log"
+    texts = _legend_texts(a)
+    assert any(t.startswith("PHE (FedMBO): ") for t in texts), texts
+    assert any(t.startswith("shared IHGP (FedNest): ") for t in texts), texts
+    assert not b.lines and not b.collections  # the other axes untouched
+    # without a series mapping: "measured" and "contrast", never A/B
+    plain = {k: v for k, v in by_id["syn.contrast"].items() if k != "series"}
+    reports.plot_claim(plain, ax=b, legend=True)
+    texts = _legend_texts(b)
+    assert any(t.startswith("measured: ") for t in texts)
+    assert any(t.startswith("contrast: ") for t in texts)
+    assert not any(t.startswith(("A:", "B")) for t in texts)
+    assert dict(matplotlib.rcParams) == before  # style applied as a context only
+    fig.savefig(io.BytesIO(), format="png")
+
+
+def test_plot_claim_window_draws_full_grid_fit():
+    from matplotlib.figure import Figure  # noqa: PLC0415
+
+    entries, _, _ = synthetic()
+    geo = next(e for e in entries if e["id"] == "syn.geometric")
+    ax = Figure().subplots()
+    reports.plot_claim(geo, ax=ax)
+    texts = _legend_texts(ax)
+    assert any(t.startswith("full-grid fit: log-ratio −0.17") for t in texts), texts
+    assert any(t.startswith("window fit: log-ratio") for t in texts), texts
+    assert "fit window" in texts
+
+
+def test_plot_claim_accepts_a_verify_result():
+    import dataclasses  # noqa: PLC0415
+
+    from matplotlib.figure import Figure  # noqa: PLC0415
+
+    from bilevel_theory import verify  # noqa: PLC0415
+    from bilevel_theory.verify.claims.demo import DEMO_CLAIMS  # noqa: PLC0415
+
+    claim = next(c for c in DEMO_CLAIMS if c.kind == "contrast")
+    claim = dataclasses.replace(claim, extra={**dict(claim.extra or {}), "series": {
+        "value": "averaged noise", "contrast": "shared noise"}})
+    result = verify.check(claim, budget="smoke", n_boot=100)
+    ax = Figure().subplots()
+    reports.plot_claim(result, ax=ax)
+    texts = _legend_texts(ax)
+    assert any(t.startswith("averaged noise: ") for t in texts), texts
+    assert any(t.startswith("shared noise: ") for t in texts), texts
+    assert claim.id in ax.get_title(loc="left")
+    with pytest.raises(TypeError, match="result"):
+        reports.plot_claim(42, ax=ax)
+
+
+# ----------------------------------------------------------------------------- 1280 px
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
+                    "(.ci/install-chromium.sh installs Debian's)")
+def test_summary_not_clipped_at_1280px(synthetic_report, tmp_path):
+    """At a 1280 px window the page does not scroll sideways and every summary table ends
+    inside the window (measured in the browser), and the screenshot shows the verdicts."""
+    _, out, index = synthetic_report
+    probe = tmp_path / "probe.html"
+    shutil.copytree(out / "figures", tmp_path / "figures")
+    script = (
+        "<script>window.addEventListener('load', function () {"
+        "var w = window.innerWidth, r = [];"
+        "document.querySelectorAll('table.summary').forEach(function (t) {"
+        " r.push(Math.ceil(t.getBoundingClientRect().right)); });"
+        "var d = document.createElement('pre'); d.id = 'probe';"
+        "d.textContent = JSON.stringify({inner: w, scroll: document.documentElement.scrollWidth,"
+        " right: r}); document.body.appendChild(d); });</script>")
+    probe.write_text(index.read_text(encoding="utf-8").replace("</body>", script + "</body>"),
+                     encoding="utf-8")
+    common = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+              "--no-first-run", "--disable-background-networking", "--disable-component-update",
+              "--disable-sync", "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}",
+              "--window-size=1280,900"]
+    proc = subprocess.run(common + ["--virtual-time-budget=3000", "--dump-dom",
+                                    probe.resolve().as_uri()],
+                          capture_output=True, text=True, timeout=90)
+    found = re.search(r'<pre id="probe">(.*?)</pre>', proc.stdout)
+    assert found, proc.stderr[-2000:]
+    probe_data = json.loads(found.group(1).replace("&quot;", '"'))
+    assert probe_data["inner"] == 1280, probe_data
+    assert probe_data["scroll"] <= probe_data["inner"], probe_data
+    assert probe_data["right"] and max(probe_data["right"]) <= probe_data["inner"], probe_data
+    shot = tmp_path / "shot.png"
+    subprocess.run(common + [f"--screenshot={shot}", index.resolve().as_uri()],
+                   capture_output=True, text=True, timeout=90)
+    from matplotlib.image import imread  # noqa: PLC0415
+
+    img = imread(shot)[..., :3]
+    assert img.shape[:2] == (900, 1280)
+    # the verdict badges (green holds, red violated) are in the first screen
+    green = np.all(np.abs(img - np.array([0x1a, 0x98, 0x50]) / 255) < 0.04, axis=-1)
+    red = np.all(np.abs(img - np.array([0xd7, 0x30, 0x27]) / 255) < 0.04, axis=-1)
+    assert green.sum() > 50 and red.sum() > 50
+    # nothing drawn in the last 20 px columns: no table runs past the right edge
+    assert np.all(img[:, -20:] > 0.95)
