@@ -8,6 +8,7 @@ Runs the synthetic demo claims (fast); processes are started per test and killed
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import importlib.util
 import json
@@ -432,6 +433,25 @@ def test_compare_skips_mutants_missing_from_the_baseline(tmp_path):
     baseline.write_text(json.dumps({FAST: "holds", f"{FAST}@{power[0]['mutant']}":
                                     power[0]["verdict"] == "holds" and "violated" or "holds"}))
     assert compare(out, baseline).exit_code == 1
+
+
+def _broken_measure(x, replicates, seed, backend="numpy"):
+    raise FloatingPointError("overflow")
+
+
+#: a catalogue whose claim's measure raises (``--catalogue test_faults:BROKEN``)
+BROKEN = [dataclasses.replace(next(c for c in DEMO_CLAIMS if c.id == FAST), id="demo.broken",
+                              measure=_broken_measure, mutants=())]
+
+
+def test_a_failing_measure_is_an_internal_error_exit_3(tmp_path):
+    res = CliRunner().invoke(cli_main, ["verify", "demo.broken", "--catalogue",
+                                        f"{__name__}:BROKEN", "--out", str(tmp_path),
+                                        "--quiet"])
+    assert res.exit_code == 3, res.output
+    last = res.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: claim demo.broken: `measure` failed at point 0")
+    assert "FloatingPointError: overflow" in res.stderr  # with the measure's traceback
 
 
 # ----------------------------------------------------------- directories, Ctrl-C
