@@ -68,6 +68,24 @@ class RecordingGenerator:
     def standard_normal(self, *args, **kwargs):
         return self._record("standard_normal", self._rng.standard_normal(*args, **kwargs))
 
+    def bytes(self, length):
+        value = self._rng.bytes(length)
+        self.tape.append("bytes", np.frombuffer(value, dtype=np.uint8))
+        return value
+
+
+def standard_draws(tape: Tape, shape: tuple[int, ...], distribution: str) -> np.ndarray:
+    """The next recorded standardized noise draws of ``shape``, converted as the oracle does
+    for its ``noise_distribution`` (Gaussian: as drawn; uniform: ``√12 (U − ½)``; Rademacher:
+    ``1 − 2·bit`` from raw bytes)."""
+    if distribution == "gaussian":
+        return tape.take("standard_normal", shape)
+    if distribution == "uniform":
+        return (tape.take("random", shape) - 0.5) * (2.0 * math.sqrt(3.0))
+    count = math.prod(shape)
+    raw = tape.take("bytes", ((count + 7) // 8,))
+    return 1.0 - 2.0 * np.unpackbits(raw, count=count).reshape(shape)
+
 
 def dense_clients(family, ids: np.ndarray, d_in: int) -> np.ndarray:
     """Dense matrices ``M_i`` (``(k, d_out, d_in)``) of the clients ``ids`` (1-D), from the
@@ -147,23 +165,28 @@ def fedmbo_round_reference(problem, data: ReferenceData, tape: Tape, x0: np.ndar
     dy = y0.shape[1]
     sg, sh = problem.grad_noise, problem.hessian_noise
     m = problem.clients
+    dist = problem.spec.get("noise_distribution", "gaussian")
+
+    def draws(shape):
+        return standard_draws(tape, shape, dist)
+
     # Read the tape in the vectorized order: T × (indices, noise), then PHE.
     inner = []
     for _ in range(T):
         idx = tape.take("integers", (R_all, n))
-        noise = tape.take("standard_normal", (R_all, n, dy)) if sg > 0 else None
+        noise = draws((R_all, n, dy)) if sg > 0 else None
         inner.append((idx, noise))
     trunc = tape.take("integers", (R_all, n))
     C0 = tape.take("integers", (R_all, n))
-    nx = tape.take("standard_normal", (R_all, n, dx)) if sg > 0 else None
-    ny = tape.take("standard_normal", (R_all, n, dy)) if sg > 0 else None
+    nx = draws((R_all, n, dx)) if sg > 0 else None
+    ny = draws((R_all, n, dy)) if sg > 0 else None
     hops = []
     for _ in range(1, N):
         Cl = tape.take("integers", (R_all, n))
-        hn = tape.take("standard_normal", (R_all, n, dy)) if sh > 0 else None
+        hn = draws((R_all, n, dy)) if sh > 0 else None
         hops.append((Cl, hn))
     Cend = tape.take("integers", (R_all, n))
-    jn = tape.take("standard_normal", (R_all, n, dx)) if sh > 0 else None
+    jn = draws((R_all, n, dx)) if sh > 0 else None
     for entry in (trunc, C0, Cend, *(i for i, _ in inner), *(c for c, _ in hops)):
         if entry.size and (entry.min() < 0 or entry.max() >= max(m, N)):
             raise RuntimeError("tape indices out of range")

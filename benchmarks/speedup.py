@@ -47,6 +47,7 @@ def speedup_case(problem, replicates: int, sampled_clients: int, backend: str,
     return dict(
         algorithm="fedmbo", clients=problem.clients, dim=problem.dim_x,
         storage=problem.spec.get("storage"), noise=problem.grad_noise,
+        noise_distribution=problem.spec.get("noise_distribution", "gaussian"),
         hessian_noise=problem.hessian_noise, replicates=replicates,
         sampled_clients=sampled_clients, vectorized_seconds=vec,
         reference_seconds=ref_total, reference_timed_replicates=k,

@@ -9,13 +9,14 @@ from math import comb
 
 import numpy as np
 import pytest
+from scipy import stats
+
 from bilevel_theory.problems import (
     Oracle,
     QuadraticBilevel,
     QuadraticCompositional,
     QuadraticMinimax,
 )
-from scipy import stats
 
 Z = 6.0
 SIGMA, HSIGMA = 0.7, 0.3
@@ -279,3 +280,142 @@ def test_sampling_all_and_too_many(backend):
     with pytest.raises(ValueError, match="`sampled_clients`.*≤ clients \\(6\\)"):
         o.sample_clients(5, 7, replace=False)
     assert o.sample_clients(5, 7, replace=True).shape == (5, 7)
+
+
+# ---------------------------------------------------------------- fused kernels & noise laws
+def _reference_products(family, idx, v, transpose=False):
+    """``M_i v`` (or ``M_iᵀ v``) from each client's dense matrix: the plain definition."""
+    M = np.asarray(family.dense_range(0, family.clients))[np.asarray(idx)]
+    if transpose:
+        M = np.swapaxes(M, -1, -2)
+    return np.einsum("...ij,...j->...i", M, np.broadcast_to(v, idx.shape + v.shape[-1:]))
+
+
+def _families():
+    from bilevel_theory.problems.families import (
+        Dense,
+        EigenScaled,
+        RankOne,
+        Scaled,
+        Shared,
+        Transposed,
+    )
+    rng = np.random.default_rng(11)
+    m, d, dx = 37, 5, 3
+    U = np.linalg.qr(rng.standard_normal((d, d)))[0]
+    eig = EigenScaled(U, rng.uniform(0.5, 2.0, (m, d)))
+    rank = RankOne(rng.standard_normal((d, dx)), rng.standard_normal((m, d)),
+                   rng.standard_normal((m, dx)))
+    return {"eigen": eig, "rank_one": rank, "dense": Dense(rng.standard_normal((m, d, dx))),
+            "shared": Shared(rng.standard_normal((d, dx)), m), "scaled": Scaled(eig, -2.0),
+            "transposed": Transposed(rank)}
+
+
+@pytest.mark.parametrize("name", ["eigen", "rank_one", "dense", "shared", "scaled",
+                                  "transposed"])
+@pytest.mark.parametrize("block", [None, 64])
+def test_fused_host_kernels_match_the_definition(monkeypatch, name, block):
+    """The blocked host products equal ``M_i v`` computed from dense matrices, for per-client
+    vectors, vectors shared by a replicate's clients and a single vector, with blocks that
+    split the rows unevenly (``block=64``: 64-row blocks over 3·211 rows)."""
+    from bilevel_theory.problems import families
+
+    if block is not None:
+        monkeypatch.setattr(families, "BLOCK_ELEMENTS", block)
+    fam = _families()[name]
+    d_out, d_in = np.asarray(fam.dense(0)).shape
+    rng = np.random.default_rng(12)
+    idx = rng.integers(0, fam.clients, (3, 211))
+    for shape in ((3, 211), (3, 1), (1, 1)):
+        v = rng.standard_normal(shape + (d_in,))
+        np.testing.assert_allclose(fam.mv(idx, v), _reference_products(fam, idx, v),
+                                   rtol=1e-12, atol=1e-12)
+        u = rng.standard_normal(shape + (d_out,))
+        np.testing.assert_allclose(fam.rmv(idx, u),
+                                   _reference_products(fam, idx, u, transpose=True),
+                                   rtol=1e-12, atol=1e-12)
+
+
+def test_single_thread_blas_pins_and_restores():
+    """Inside the context every BLAS library runs one thread; the count is restored on exit,
+    also when nested."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from bilevel_theory.problems.backend import single_thread_blas
+
+    if not single_thread_blas.libraries():
+        pytest.skip("no BLAS library found by threadpoolctl")
+    with threadpoolctl.threadpool_limits(2, user_api="blas"):
+        before = [lib.get_num_threads() for lib in single_thread_blas.libraries()]
+        with single_thread_blas:
+            with single_thread_blas:
+                assert all(lib.get_num_threads() == 1
+                           for lib in single_thread_blas.libraries())
+            assert all(lib.get_num_threads() == 1 for lib in single_thread_blas.libraries())
+        assert [lib.get_num_threads() for lib in single_thread_blas.libraries()] == before
+
+
+def test_default_gaussian_stream_is_unchanged():
+    """The default oracle adds ``σ/√d · standard_normal`` of the run's generator, draw for draw
+    (the stream of earlier versions), bitwise."""
+    prob = problem()
+    o = Oracle(prob, "numpy", seed=21)
+    rng = np.random.default_rng(21)
+    idx = o.sample_clients(6, 4)
+    assert np.array_equal(idx, rng.integers(0, prob.clients, size=(6, 4)))
+    x, y = points(o.backend, 6, 3, 4)
+    exact = prob.exact_grad_y_g(idx, x, y)
+    out = o.grad_y_g(idx, x, y)
+    assert np.array_equal(out, exact + (SIGMA / np.sqrt(4)) * rng.standard_normal(exact.shape))
+    v = np.random.default_rng(99).standard_normal((6, 4, 4))
+    hv = o.hvp_yy_g(idx, x, y, v)
+    norm = np.sqrt(np.vecdot(v, v)[..., None])
+    assert np.array_equal(hv, prob.exact_hvp_yy_g(idx, v)
+                          + (HSIGMA / np.sqrt(4)) * norm * rng.standard_normal(hv.shape))
+
+
+@pytest.mark.parametrize("dist", ["gaussian", "rademacher", "uniform"])
+def test_noise_distributions_share_mean_and_covariance(backend, dist):
+    """Every ``noise_distribution`` gives unbiased oracles with the configured covariance:
+    gradient noise ``(σ²/d) I`` (each coordinate's variance and every pairwise product), and
+    ``(σ_H²‖v‖²/d) I`` for Hessian-vector products; Rademacher draws are exactly ``±scale``,
+    uniform ones within ``±√3·scale``.  Chosen through the instance's spec."""
+    from bilevel_theory.problems.oracle import with_noise_distribution
+
+    prob = with_noise_distribution(problem(), dist)
+    assert (prob.config_hash() == problem().config_hash()) == (dist == "gaussian")
+    o = Oracle(prob, backend, seed=5)
+    assert o.noise_distribution == dist
+    R, n = 4000, 5
+    idx = o.sample_clients(R, n)
+    x, y = points(backend, R, 3, 4)
+    noise = backend.to_numpy(o.grad_y_g(idx, x, y) - o.problem.exact_grad_y_g(idx, x, y))
+    d, scale = 4, SIGMA / 2.0
+    assert_mean_zero(noise, dist)
+    for j in range(d):
+        if dist != "rademacher":  # Rademacher: exactly scale² (checked below)
+            assert_mean_is(noise[..., j] ** 2, scale ** 2, f"{dist}[{j}]²")
+        for k in range(j):
+            assert_mean_is(noise[..., j] * noise[..., k], 0.0, f"{dist}[{j}]·[{k}]")
+    if dist == "rademacher":
+        assert np.allclose(np.abs(noise), scale, rtol=1e-12)
+    if dist == "uniform":
+        assert np.abs(noise).max() <= np.sqrt(3.0) * scale * (1 + 1e-12)
+    rng = np.random.default_rng(6)
+    v = rng.standard_normal((R, n, 4)) * rng.uniform(0.1, 3.0, (R, n, 1))
+    vn2 = (v ** 2).sum(-1)
+    v = backend.asarray(v)
+    hn = backend.to_numpy(o.hvp_yy_g(idx, x, y, v) - o.problem.exact_hvp_yy_g(idx, v))
+    assert_mean_zero(hn / np.sqrt(vn2)[..., None], f"{dist} hvp")
+    if dist == "rademacher":  # every coordinate exactly ±σ_H‖v‖/√d
+        assert np.allclose((hn ** 2).sum(-1) / vn2, HSIGMA ** 2, rtol=1e-10)
+    else:
+        assert_mean_is((hn ** 2).sum(-1) / vn2, HSIGMA ** 2, f"{dist} hvp")
+
+
+def test_noise_distribution_is_validated():
+    from bilevel_theory.problems.oracle import with_noise_distribution
+
+    with pytest.raises(ValueError, match="`noise_distribution`"):
+        Oracle(problem(), "numpy", noise_distribution="cauchy")
+    with pytest.raises(ValueError, match="`noise_distribution`"):
+        with_noise_distribution(problem(), "laplace")
