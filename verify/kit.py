@@ -57,8 +57,7 @@ register_paper("fedmbo", "FedMBO 2023", "Huang, Zhang & Ji, ICML 2023", "2302.05
 register_paper("memfbo", "MemFBO 2025", "Yang, Xiao, Ma & Ji, AAAI 2025")
 register_paper("fednest", "FedNest 2022", "Tarzanagh, Li, Thrampoulidis & Oymak, ICML 2022",
                "2205.02215")
-register_paper("afbo", "AFBO", "Li, Zhu, Gong, Mao & Zhou, Anarchic Federated Bilevel "
-               "Optimization (preprint)")
+register_paper("afbo", "AFBO", "Li, Zhu, Gong, Mao & Zhou, WiOpt 2024")
 
 
 class PaperClaims:
