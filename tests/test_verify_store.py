@@ -127,8 +127,8 @@ def test_corrupt_line_names_path_and_line(tmp_path, damage, what):
 @pytest.mark.parametrize("damage, what", [
     ('{"claim": "c.x"}', "lacks required keys"),
     ("[1, 2]", "is not a JSON object"),
-    ("WRONG_TYPE", "wrong type in 'point'"),
-    ("WRONG_METRIC", "wrong type in 'metrics'"),
+    ("WRONG_TYPE", "wrong type or value in 'point'"),
+    ("WRONG_METRIC", "wrong type or value in 'metrics'"),
     ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
     ('{"claim": "c.x", "metrics": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
 ], ids=["no-keys", "list", "wrong-type", "wrong-metric", "nested", "nested-metrics"])

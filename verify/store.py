@@ -247,8 +247,43 @@ def _is_index(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
 
+_NUM_TYPES = (int, float)
+_OPTIONAL_INDEX = ("seed", "base_seed")
+
+
+def _plainly_valid(row: Any) -> bool:
+    """The common case, checked fast (exact JSON types); ``False`` means "look closer"."""
+    try:
+        if type(row) is not dict:
+            return False
+        point, replicate, metrics = row["point"], row["replicate"], row["metrics"]
+        if not (type(row["claim"]) is str and type(row["budget"]) is str
+                and type(row["config_hash"]) is str and type(point) is int and point >= 0
+                and type(replicate) is int and replicate >= 0
+                and type(row["value"]) in _NUM_TYPES and type(metrics) is dict):
+            return False
+        for k, v in metrics.items():
+            if type(v) not in _NUM_TYPES or type(k) is not str:
+                return False
+        total = row.get("replicates")
+        if total is not None and not (type(total) is int and replicate < total):
+            return False
+        for k in _OPTIONAL_INDEX:
+            v = row.get(k)
+            if v is not None and not (type(v) is int and v >= 0):
+                return False
+        backend, seconds, vers = row.get("backend"), row.get("seconds"), row.get("versions")
+        return ((backend is None or type(backend) is str)
+                and (seconds is None or type(seconds) in _NUM_TYPES)
+                and (vers is None or type(vers) is dict))
+    except KeyError:
+        return False
+
+
 def row_problem(row: Any) -> str | None:
     """Why ``row`` (a parsed line) is not a store row, or ``None`` when it is one."""
+    if _plainly_valid(row):
+        return None
     if not isinstance(row, dict):
         return f"is not a JSON object (got a JSON {type(row).__name__})"
     missing = [k for k in REQUIRED if k not in row]
@@ -276,7 +311,7 @@ def row_problem(row: Any) -> str | None:
     if row.get("versions") is not None and not isinstance(row["versions"], dict):
         bad.append("versions")
     if bad:
-        return "has a wrong type in " + ", ".join(
+        return "has a wrong type or value in " + ", ".join(
             f"{k!r} ({type(row[k]).__name__} {_clip(row[k])})" for k in bad)
     return None
 
