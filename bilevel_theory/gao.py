@@ -345,6 +345,8 @@ class _GaoBase(Algorithm):
 
     kinds = ("bilevel", "compositional")
     schema = {
+        "neumann_steps": Hyper("count", "Q: length of the θ/Q series (default: (1−θμ)^{Q+1} ≤ "
+                               "10⁻³)", optional=True),
         "eta": Hyper("positive", "η (η_t): step constant, or a schedule of t (Thm 2's η_t)",
                      schedule=True, optional=True),
         "correction": Hyper("flag", "LocalBSGVRM: eq. 3.8's STORM correction (False: a "

@@ -263,12 +263,13 @@ class Oracle:
         return self._second_order_pair(self.problem.exact_jvp_xy_g, idx, v1, v2, "jvp", count)
 
     def _second_order_pair(self, exact_fn, idx, v1, v2, kind: str, count: Any):
-        """``(M v₁ + σZv₁, M v₂ + σZv₂)`` with one Gaussian ``Z`` (``N(0, 1/d_out)`` entries).
+        """``(M v₁ + σZv₁, M v₂ + σZv₂)`` with one ``Z`` (``N(0, 1/d_out)`` entries).
 
         Exact joint law at ``O(d)`` cost: the rows ``w`` of ``√d_out·Z`` are i.i.d. ``N(0, I)``,
         so ``(w·v₁, w·v₂)`` is bivariate normal with the Gram matrix of ``v₁, v₂``; it is
         sampled by its Cholesky factor (``v₂ = (v₁·v₂/‖v₁‖²)v₁ + r``, ``r ⟂ v₁``).  Each
-        marginal is the law of :meth:`_second_order`."""
+        marginal is the law of :meth:`_second_order` (the standardized draws follow
+        ``noise_distribution``; the joint law is exact for the Gaussian default)."""
         xp = self.xp
         a, b = exact_fn(idx, v1), exact_fn(idx, v2)
         shape = np.broadcast_shapes(a.shape, b.shape)
@@ -284,7 +285,7 @@ class Oracle:
         proj = xp.where(n1 > 0, dot / safe, 0.0)
         resid = v2 - xp.where(n1 > 0, dot / safe ** 2, 0.0) * v1
         rest = xp.sqrt((resid * resid).sum(axis=-1, keepdims=True))
-        xi1 = self.rng.standard_normal(shape)
-        xi2 = self.rng.standard_normal(shape)
+        xi1 = self._scaled_draws(shape, 1.0)  # the oracle's noise_distribution, as the
+        xi2 = self._scaled_draws(shape, 1.0)  # marginal of _second_order
         s = sigma / np.sqrt(shape[-1])
         return a + s * n1 * xi1, b + s * (proj * xi1 + rest * xi2)

@@ -1,4 +1,5 @@
-"""LocalBSGM / LocalBSGVRM (Gao 2022): convergence, the biases that stop them, exact ledger.
+"""LocalBSGM / LocalBSGVRM (Gao, arXiv preprint 2022, Alg. 1 and 2): convergence, the biases
+that stop them, the ledger from communication events.
 
 Tolerances say which kind they are: ``≤`` for the paper's upper bounds, ``≈`` (tight, with the
 reason) for exact closed-form fixed points.
@@ -10,12 +11,10 @@ import math
 
 import numpy as np
 import pytest
-from bilevel_theory.problems import QuadraticBilevel
 
 from bilevel_theory import run
 from bilevel_theory.algorithm import make_context
 from bilevel_theory.gao import (
-    _second_order_pair,
     biased_stationary_point,
     default_theta,
     device_hypergradient,
@@ -29,6 +28,7 @@ from bilevel_theory.gao import (
     theorem2_schedule,
     truncation_bias_bound,
 )
+from bilevel_theory.problems import QuadraticBilevel
 
 NAMES = ("localbsgm", "localbsgvrm")
 
@@ -150,6 +150,33 @@ def test_localbsgm_ledger_exact(prob):
     assert led.totals()["rounds"] == T // p
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_communication_comes_from_aggregate_and_broadcast_events(prob, name, monkeypatch):
+    """≈ exact: one ``Context.aggregate`` of the four vectors ``u, v, x, y`` (one round, four
+    uplink vectors) and one ``Context.broadcast`` of their averages (four downlink vectors)
+    every ``p`` iterations (GAO-R2); ``Context.communicate`` is never called."""
+    from bilevel_theory.algorithm import Context
+
+    events = []
+    agg, bc = Context.aggregate, Context.broadcast
+    monkeypatch.setattr(Context, "communicate", lambda *a, **k: events.append("communicate"))
+    monkeypatch.setattr(Context, "aggregate",
+                        lambda self, *a, **k: (events.append(("aggregate", len(a))),
+                                               agg(self, *a, **k))[1])
+    monkeypatch.setattr(Context, "broadcast",
+                        lambda self, *a, **k: (events.append(("broadcast", len(a))),
+                                               bc(self, *a, **k))[1])
+    p, T = 3, 13
+    tr = run(name, prob, rounds=T, replicates=2, seed=0, period=p, neumann_steps=3)
+    first = 0 if name == "localbsgm" else 1  # Alg. 1 counts t from 0, Alg. 2 from 1
+    rounds = sum((t + 1) % p == 0 for t in range(first, first + T))
+    assert events == [("aggregate", 4), ("broadcast", 4)] * rounds
+    totals = tr.ledger.totals()
+    assert totals["rounds"] == rounds
+    np.testing.assert_array_equal(tr.ledger.per_round("downlink"), tr.ledger.per_round("uplink"))
+    assert tr.ledger.per_round("uplink").sum() == 4 * rounds
+
+
 def test_localbsgvrm_ledger_exact(prob):
     """t = 1: S full estimates per device; t > 1: the estimator at two points (same sample)."""
     K, Q, p, S, T = prob.clients, 7, 3, 4, 11
@@ -196,15 +223,17 @@ def test_same_sample_pair_shares_every_draw():
     assert not np.allclose(a, fresh)
 
 
-def test_second_order_pair_has_the_oracles_joint_law():
-    """``(M(ζ)v₁, M(ζ)v₂)`` with one Gaussian ``Z``: noise covariance ``σ²(v₁·v₂)/d · I`` and
-    marginal ``E‖σZv‖² = σ²‖v‖²`` (the oracle's law).  20 000 draws: 3σ ≈ 3% sampling error."""
+def test_oracle_pair_hvp_has_the_oracles_joint_law():
+    """``Oracle.pair_hvp``: ``(M(ζ)v₁, M(ζ)v₂)`` with one Gaussian ``Z``: noise covariance
+    ``σ²(v₁·v₂)/d · I`` and marginal ``E‖σZv‖² = σ²‖v‖²`` (the oracle's law), counted as two
+    products per entry.  20 000 draws: 3σ ≈ 3% sampling error."""
     p = make(noise=0.7)
     ctx = make_context(p, replicates=20000, seed=0)
     idx = ctx.xp.zeros((20000, 1), dtype=int)
     v1 = np.broadcast_to(np.array([1.0, 2.0, 0.0, -1.0, 0.5]), (20000, 1, 5))
     v2 = np.broadcast_to(np.array([0.5, 1.0, 1.0, 0.0, -2.0]), (20000, 1, 5))
-    a, b = _second_order_pair(ctx, "hvp", idx, v1, v2)
+    x = y = np.zeros((20000, 1, 5))
+    a, b = ctx.oracle.pair_hvp(idx, x, y, x, y, v1, v2)
     na, nb = a - p.exact_hvp_yy_g(idx, v1), b - p.exact_hvp_yy_g(idx, v2)
     s2 = 0.7 ** 2
     cross = (na * nb).sum(-1).mean()
@@ -212,6 +241,21 @@ def test_second_order_pair_has_the_oracles_joint_law():
     assert (na ** 2).sum(-1).mean() == pytest.approx(s2 * (v1[0, 0] @ v1[0, 0]), rel=0.05)
     assert (nb ** 2).sum(-1).mean() == pytest.approx(s2 * (v2[0, 0] @ v2[0, 0]), rel=0.05)
     assert ctx.oracle.counter.hvp == 2.0
+    j1, j2 = ctx.oracle.pair_jvp(idx, x, y, x, y, v1, v1)
+    np.testing.assert_allclose(j1, j2, rtol=1e-12, atol=1e-12)  # same Z, same vector
+    assert ctx.oracle.counter.jvp == 2.0
+
+
+def test_no_correction_mutant_is_plain_momentum(prob):
+    """``correction=False`` (a claims mutant): ``u_t = (1−a)u_{t−1} + a∇̂Φ(x_t)``; with exact
+    oracles it differs from eq. (3.8) and still costs the same oracle calls."""
+    kw = dict(rounds=6, replicates=1, seed=0, neumann_steps=3, period=2)
+    a = run("localbsgvrm", prob, **kw)
+    b = run("localbsgvrm", prob, correction=False, **kw)
+    assert not np.allclose(a.x[0, -1], b.x[0, -1])
+    assert a.ledger.totals()["hvp_calls"] == b.ledger.totals()["hvp_calls"]
+    with pytest.raises(TypeError, match="correction"):
+        run("localbsgvrm", prob, rounds=1, correction="yes")
 
 
 # ------------------------------------------------------------------------------ schedules
