@@ -1,4 +1,4 @@
-"""Performance benchmarks of bilevel-theory (DESIGN §10); not timed tests.
+"""Performance benchmarks of bilevel-theory; not timed tests.
 
 Run ``python -m benchmarks [--quick] [--json OUT] [--backend numpy|cupy] [--blas-threads N]``:
 

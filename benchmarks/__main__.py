@@ -1,6 +1,6 @@
 """``python -m benchmarks [--quick] [--json OUT] [--backend numpy|cupy] ...``
 
-Runs the performance benchmarks (DESIGN §10) and prints Markdown tables; ``--json`` writes the
+Runs the performance benchmarks and prints Markdown tables; ``--json`` writes the
 full document.  ``--blas-threads`` sets the BLAS thread count *before* numpy is imported (on a
 machine shared with other jobs, one thread avoids OpenBLAS waiting on descheduled workers).
 """
@@ -19,10 +19,16 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                         help="reduced grid (< 1 minute), for smoke tests")
     parser.add_argument("--json", metavar="OUT", help="write the results document here")
     parser.add_argument("--backend", default="numpy", choices=("numpy", "cupy"))
-    parser.add_argument("--only", default="rounds,speedup,bandwidth,memory",
+    parser.add_argument("--only", default="rounds,speedup,bandwidth,memory,fednest_loop",
                         help="comma-separated sections (default: all)")
     parser.add_argument("--blas-threads", type=int, default=None,
                         help="OPENBLAS/OMP/MKL thread count, set before numpy is imported")
+    parser.add_argument("--full-bandwidth", action="store_true",
+                        help="with --quick: the full grid's bandwidth cases (m up to 10⁶)")
+    parser.add_argument("--speedup-sampled", type=int, default=None,
+                        help="sampled clients of the speedup cases (default 10⁴)")
+    parser.add_argument("--no-contention", action="store_true",
+                        help="skip the bandwidth cases under busy processes")
     parser.add_argument("--max-case-seconds", type=float, default=None,
                         help="skip grid cases predicted to take longer (default 60; quick 10)")
     return parser.parse_args(argv)
@@ -47,6 +53,12 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     grid = QUICK if args.quick else Grid()
+    if args.full_bandwidth:
+        grid = replace(grid, bandwidth_cases=Grid().bandwidth_cases)
+    if args.speedup_sampled is not None:
+        grid = replace(grid, speedup_sampled=args.speedup_sampled)
+    if args.no_contention:
+        grid = replace(grid, bandwidth_contention=False)
     if args.max_case_seconds is not None:
         grid = replace(grid, max_case_seconds=args.max_case_seconds)
     try:

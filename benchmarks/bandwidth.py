@@ -12,18 +12,25 @@ temporaries (they are the overhead being measured) nor whole cache lines of a ga
 The copy bandwidth uses the same read + write convention.
 
 Also reported: the GFLOP/s (``4d²`` flops per client-vector for ``EigenScaled``, two ``d×d``
-products; ``2d²`` for ``Dense``), a breakdown of the library's product into its stages, and
-candidate implementations (:mod:`benchmarks.hvp_variants`) checked against the library's
-result.
+products; ``2d²`` for ``Dense``), a breakdown of the product into its stages, the earlier
+candidate implementations (:mod:`benchmarks.hvp_variants`, checked against the library's
+result), and, with ``contention``, the library path while busy processes occupy every core,
+with the BLAS pinning on (the library's default) and off.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
+import sys
+import time
 from typing import Any
 
 import numpy as np
 
 from bilevel_theory.problems import Oracle, QuadraticBilevel, get_backend
+from bilevel_theory.problems.backend import single_thread_blas
 from bilevel_theory.problems.families import Dense, EigenScaled
 
 from . import hvp_variants
@@ -40,9 +47,47 @@ def flop_model(storage: str, rows: int, dim: int) -> int:
     return rows * (4 if storage == "structured" else 2) * dim * dim
 
 
+@contextlib.contextmanager
+def busy_processes(count: int | None = None):
+    """``count`` (default: one per core) busy-looping child processes for the block's
+    duration, to measure under deliberate CPU contention; they are killed by pid on exit."""
+    count = (os.cpu_count() or 1) if count is None else count
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+             for _ in range(count)]
+    try:
+        time.sleep(0.3)  # let them start spinning
+        yield procs
+    finally:
+        for proc in procs:
+            proc.kill()
+        for proc in procs:
+            proc.wait()
+
+
+@contextlib.contextmanager
+def blas_pinning(enabled: bool):
+    """The library's BLAS pinning switched on or off for the block (then restored)."""
+    previous, single_thread_blas.enabled = single_thread_blas.enabled, enabled
+    try:
+        yield
+    finally:
+        single_thread_blas.enabled = previous
+
+
+def peak_gflops(backend: str, size: int = 1024) -> dict[str, Any]:
+    """Double-precision matmul rate of one ``size³`` product on one BLAS thread (numpy) or the
+    device (CuPy): the compute roof of the roofline."""
+    be = get_backend(backend)
+    a = be.asarray(np.random.default_rng(0).random((size, size)))
+    with single_thread_blas:
+        seconds, calls = best_of(lambda: a @ a, backend, 3, 5.0)
+    return dict(gflops=2 * size ** 3 / seconds / 1e9, size=size,
+                method=f"float64 {size}×{size} matmul, one BLAS thread, best of {calls}")
+
+
 def hvp_case(storage: str, dim: int, clients: int, replicates: int, sampled_clients: int,
              backend: str, copy_gbs: float, repeats: int = 5,
-             variants: bool = True) -> dict[str, Any]:
+             variants: bool = True, contention: bool = False) -> dict[str, Any]:
     """Bandwidth of one configuration; the instance is built (no constants needed) and freed."""
     be = get_backend(backend)
     problem = QuadraticBilevel.random(clients=clients, dim_x=dim, dim_y=dim, kappa=10.0,
@@ -70,6 +115,14 @@ def hvp_case(storage: str, dim: int, clients: int, replicates: int, sampled_clie
         exact_hvp_yy_g=rate(lib_t), oracle_hvp_yy_g=rate(orc_t),
     )
     row.update(rate(lib_t))
+    if contention and backend == "numpy":
+        lib = lambda: prob.exact_hvp_yy_g(idx, v)  # noqa: E731
+        with busy_processes() as procs:
+            pinned, _ = best_of(lib, backend, 3, 5.0)
+            with blas_pinning(False):
+                unpinned, _ = best_of(lib, backend, 3, 5.0)
+        row["contended"] = dict(busy_processes=len(procs), pinned=rate(pinned),
+                                unpinned=rate(unpinned), blas_threads_unpinned=_blas_threads())
     if backend == "numpy":
         row["breakdown"] = {k: rate(t) for k, t in stages(prob.A, idx, v, repeats).items()}
         if variants:
@@ -106,3 +159,8 @@ def stages(family, idx, v, repeats: int) -> dict[str, float]:
         out["batched M_i @ v"] = t(lambda: (Mi @ v[..., None])[..., 0])
     out["copy of v (reference)"] = t(lambda: v.copy())
     return out
+
+
+def _blas_threads() -> list[int]:
+    """Thread counts of the loaded BLAS libraries (what an unpinned product would use)."""
+    return [lib.get_num_threads() for lib in single_thread_blas.libraries()]

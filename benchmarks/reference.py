@@ -1,6 +1,6 @@
 """A straightforward per-client Python loop of one FedMBO round: the speedup baseline.
 
-This is the only place where clients and replicates are looped over in Python (DESIGN §10):
+This is the only place where clients and replicates are looped over in Python:
 the loop computes the same round as ``bilevel_theory.fedmbo.FedMBO.step`` (``T`` minibatch-SGD
 inner steps, then PHE and the outer step) client by client, with each client's dense
 matrices, and is tested to agree with the vectorized implementation

@@ -42,7 +42,7 @@ def speedup_case(problem, replicates: int, sampled_clients: int, backend: str,
     ref_total = ref_seconds * replicates / k
     if vectorized is None:
         vectorized = round_case(problem, "fedmbo", replicates, sampled_clients, backend, seed,
-                                repeats=3, budget=3.0, measure_memory=False)
+                                repeats=3, budget=3.0, measure_memory=True)
     vec = vectorized["seconds_per_round"]
     return dict(
         algorithm="fedmbo", clients=problem.clients, dim=problem.dim_x,
@@ -50,6 +50,7 @@ def speedup_case(problem, replicates: int, sampled_clients: int, backend: str,
         noise_distribution=problem.spec.get("noise_distribution", "gaussian"),
         hessian_noise=problem.hessian_noise, replicates=replicates,
         sampled_clients=sampled_clients, vectorized_seconds=vec,
+        vectorized_peak_memory_bytes=vectorized.get("peak_memory_bytes"),
         reference_seconds=ref_total, reference_timed_replicates=k,
         reference_extrapolated=k < replicates,
         reference_seconds_per_client_eval=ref_seconds / max(

@@ -10,7 +10,7 @@ from typing import Any
 from bilevel_theory.problems import get_backend
 from bilevel_theory.problems.oracle import with_noise_distribution
 
-from . import bandwidth, memory, rounds, speedup
+from . import bandwidth, fednest_loop, memory, rounds, speedup
 from .common import copy_bandwidth, machine_info
 
 SCHEMA = "bilevel-theory-benchmarks/1"
@@ -58,18 +58,22 @@ class Grid:
     memory_case: dict[str, int] = field(default_factory=lambda: dict(
         clients=1_000_000, dim=10, replicates=32, sampled_clients=10_000))
     copy_bytes: int = 1 << 28
+    #: also time the library's product under busy processes on every core (pinned/unpinned)
+    bandwidth_contention: bool = True
+    #: FedNest written as per-client federated code vs the toolkit, all clients participating
+    fednest_loop_clients: tuple[int, ...] = (100, 1_000)
 
 
 QUICK = Grid(
     grid_clients=2_000, dims=(10,), replicates=(1, 4), sampled=(10, 1_000),
-    max_case_seconds=10.0, speedup_sampled=1_000, speedup_dims=(10,),
+    max_case_seconds=10.0, speedup_sampled=10_000, speedup_dims=(10,),
     speedup_replicates=(1, 4), speedup_timed_replicates=1,
     bandwidth_cases=(("structured", 10, 20_000, 1, 10_000), ("dense", 10, 5_000, 1, 10_000)),
     memory_case=dict(clients=20_000, dim=10, replicates=2, sampled_clients=1_000),
     copy_bytes=1 << 25,
 )
 
-SECTIONS = ("rounds", "speedup", "bandwidth", "memory")
+SECTIONS = ("rounds", "speedup", "bandwidth", "memory", "fednest_loop")
 
 
 def run_suite(quick: bool = False, backend: str = "numpy", sections=SECTIONS,
@@ -85,6 +89,8 @@ def run_suite(quick: bool = False, backend: str = "numpy", sections=SECTIONS,
     copy = copy_bandwidth(backend, grid.copy_bytes)
     doc["copy_bandwidth"] = copy
     log(f"copy bandwidth: {copy['gbytes_per_s']:.1f} GB/s ({copy['method']})")
+    doc["peak_flops"] = bandwidth.peak_gflops(backend)
+    log(f"peak: {doc['peak_flops']['gflops']:.1f} GFLOP/s ({doc['peak_flops']['method']})")
 
     instances: dict[int, Any] = {}
     setup: dict[str, Any] = {}
@@ -142,7 +148,8 @@ def run_suite(quick: bool = False, backend: str = "numpy", sections=SECTIONS,
     if "bandwidth" in sections:
         log("## Hessian-vector bandwidth")
         for storage, dim, m, R, n in grid.bandwidth_cases:
-            case = bandwidth.hvp_case(storage, dim, m, R, n, backend, copy["gbytes_per_s"])
+            case = bandwidth.hvp_case(storage, dim, m, R, n, backend, copy["gbytes_per_s"],
+                                      contention=grid.bandwidth_contention)
             case["target"] = TARGETS["bandwidth"]["minimum"]
             case["met"] = bool(case["fraction_of_copy"] >= case["target"])
             doc["bandwidth"].append(case)
@@ -151,6 +158,23 @@ def run_suite(quick: bool = False, backend: str = "numpy", sections=SECTIONS,
             log(f"  {storage:10s} d={dim} m={m} R={R} n={n}: {case['gbytes_per_s']:.2f} GB/s "
                 f"= {100 * case['fraction_of_copy']:.0f}% of copy"
                 + (f"; best variant {name!r}: {100 * fraction:.0f}%" if name else ""))
+            if "contended" in case:
+                c = case["contended"]
+                log(f"    under {c['busy_processes']} busy processes: pinned "
+                    f"{100 * c['pinned']['fraction_of_copy']:.0f}%, unpinned (BLAS threads "
+                    f"{c['blas_threads_unpinned']}) {100 * c['unpinned']['fraction_of_copy']:.0f}%")
+
+    doc["fednest_loop"] = []
+    if "fednest_loop" in sections and backend == "numpy":
+        log("## FedNest as per-client federated code vs the toolkit (all clients)")
+        for m in grid.fednest_loop_clients:
+            problem, _ = rounds.build_instance(m, 10, backend)
+            row = fednest_loop.compare(problem)
+            doc["fednest_loop"].append(row)
+            log(f"  m={m}: loop {row['loop_seconds']:.3f} s/epoch, toolkit "
+                f"{row['toolkit_seconds']:.4f} s/epoch: {row['ratio']:.0f}x"
+                + (f"; torch loop {row['torch']['loop_seconds']:.3f} s"
+                   if "loop_seconds" in row["torch"] else f"; torch: {row['torch']['skipped']}"))
 
     doc["memory"] = None
     if "memory" in sections:

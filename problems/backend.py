@@ -33,6 +33,8 @@ class SingleThreadBLAS:
     def __init__(self) -> None:
         self._libraries: list | None = None
         self._local = threading.local()
+        #: set to False to measure what the pinning buys (benchmarks only)
+        self.enabled = True
 
     def libraries(self) -> list:
         """The loaded BLAS controllers (looked up once)."""
@@ -48,7 +50,7 @@ class SingleThreadBLAS:
 
     def __enter__(self) -> SingleThreadBLAS:
         saved = []
-        for lib in self.libraries():
+        for lib in self.libraries() if self.enabled else ():
             threads = lib.get_num_threads()
             if threads is not None and threads != 1:
                 lib.set_num_threads(1)

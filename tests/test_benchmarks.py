@@ -100,7 +100,8 @@ def test_quick_json_schema(tmp_path):
     from benchmarks.__main__ import main
 
     out = tmp_path / "bench.json"
-    assert main(["--quick", "--json", str(out)]) == 0
+    assert main(["--quick", "--no-contention", "--speedup-sampled", "1000", "--json",
+                 str(out)]) == 0
     doc = json.loads(out.read_text())
     assert doc["schema"] == "bilevel-theory-benchmarks/1"
     assert doc["backend"] == "numpy" and doc["quick"] is True
@@ -125,6 +126,31 @@ def test_quick_json_schema(tmp_path):
         assert all(v["matches_library"] for v in c["variants"].values())
     assert doc["memory"]["peak_rss_bytes"] > 0 and "met" in doc["memory"]
     assert set(doc["summary"]) == {"speedup", "bandwidth", "memory"}
+    assert {c.get("noise_distribution") for c in doc["speedup"]} >= {"gaussian", "rademacher"}
+    assert doc["peak_flops"]["gflops"] > 0
+    assert [r["clients"] for r in doc["fednest_loop"]] == [100, 1000]
+    assert all(r["loop_seconds"] > 0 and r["toolkit_seconds"] > 0 for r in doc["fednest_loop"])
+
+    from benchmarks import table
+
+    text = table.tables(doc)
+    assert "library s/round" in text and "loop s/epoch" in text
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{table.START}\nold\n{table.END}\noutro\n")
+    table.update_readme(text, readme)
+    body = readme.read_text()
+    assert body.startswith("intro\n") and body.endswith("outro\n") and "old" not in body
+    written = table.figures(doc, tmp_path / "figures")
+    assert {p.name for p in written} == {"throughput.png", "roofline.png"}
+
+
+def test_busy_processes_are_stopped():
+    """The contention helper's children are gone after the block."""
+    from benchmarks.bandwidth import busy_processes
+
+    with busy_processes(1) as procs:
+        assert len(procs) == 1 and procs[0].poll() is None
+    assert all(p.poll() is not None for p in procs)
 
 
 def test_cupy_backend_missing_is_a_one_line_error(capsys):

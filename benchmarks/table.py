@@ -1,0 +1,195 @@
+"""``python -m benchmarks.table [RESULTS.json]``: the README's tables and figures from a results
+document (default: the committed CPU reference ``benchmarks/results/cpu.json``).
+
+Rewrites the part of ``benchmarks/README.md`` between ``<!-- table:start -->`` and
+``<!-- table:end -->`` and draws ``benchmarks/figures/throughput.png`` (client-oracle
+evaluations per second against ``n``, log–log) and ``benchmarks/figures/roofline.png`` (each
+batched product's flops per byte against its GFLOP/s, under the measured copy bandwidth and
+one-thread matmul peak).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results" / "cpu.json"
+README = HERE / "README.md"
+START, END = "<!-- table:start -->", "<!-- table:end -->"
+
+
+def _mib(value) -> str:
+    return "" if value is None else f"{value / 2**20:.0f}"
+
+
+def bound(case: dict[str, Any], copy_gbs: float, peak_gflops: float) -> str:
+    """Which roof limits a bandwidth case: the larger of its time at the copy bandwidth and
+    its time at the peak flop rate, and how far the measurement is above it."""
+    t_mem = case["bytes_model"] / (copy_gbs * 1e9)
+    t_flop = case["flops_model"] / (peak_gflops * 1e9)
+    roof = "memory" if t_mem >= t_flop else "compute"
+    return f"{roof} ({case['seconds'] / max(t_mem, t_flop):.1f}× the roof)"
+
+
+def tables(doc: dict[str, Any]) -> str:
+    """Markdown tables: speedup cases, rounds grid, bandwidth, FedNest loop, memory."""
+    m = doc["machine"]
+    copy = doc["copy_bandwidth"]["gbytes_per_s"]
+    peak = doc.get("peak_flops", {}).get("gflops")
+    load = m.get("load_average")
+    lines = [f"Measured on {m['cpu_model']}, {m['cores']} cores, numpy {m['numpy']}, BLAS "
+             f"{m['blas'].get('blas', {}).get('name')} {m['blas'].get('blas', {}).get('version')}"
+             f", {'quick' if doc.get('quick') else 'full'} grid; copy bandwidth {copy:.1f} GB/s"
+             + (f", one-thread matmul peak {peak:.1f} GFLOP/s" if peak else "")
+             + (f"; load average at start {load[0]:.1f} (a shared machine: timings are noisy)"
+                if load else "") + ".", ""]
+    per_eval = [c["reference_seconds_per_client_eval"] for c in doc.get("speedup", ())
+                if c.get("noise_distribution", "gaussian") == "gaussian" and c["noise"] > 0]
+    loop_eval = min(per_eval) if per_eval else None
+    if doc.get("speedup"):
+        lines += ["**FedMBO round, library vs the per-client loop** (same recorded draws, one "
+                  "process, side by side)", "",
+                  "| d | R | n | noise | library s/round | loop s/round | speedup | "
+                  "library peak MiB |", "|---|---|---|---|---|---|---|---|"]
+        for c in doc["speedup"]:
+            noise = (f"{c['noise']} {c.get('noise_distribution', 'gaussian')}" if c["noise"] > 0
+                     else "none")
+            ext = " (extrapolated)" if c["reference_extrapolated"] else ""
+            lines.append(f"| {c['dim']} | {c['replicates']} | {c['sampled_clients']} | {noise} | "
+                         f"{c['vectorized_seconds']:.4g} | {c['reference_seconds']:.3g}{ext} | "
+                         f"{c['speedup']:.1f}× | "
+                         f"{_mib(c.get('vectorized_peak_memory_bytes'))} |")
+        lines.append("")
+    if doc.get("rounds"):
+        lines += ["**Rounds grid** (loop: the measured per-evaluation cost of the noisy loop × "
+                  "the round's evaluations, an estimate)", "",
+                  "| algorithm | d | R | n | library s/round | client evals/s | loop s/round "
+                  "(≈) | library peak MiB |", "|---|---|---|---|---|---|---|---|"]
+        for r in doc["rounds"]:
+            head = f"| {r['algorithm']} | {r['dim']} | {r['replicates']} | {r['sampled_clients']}"
+            if "skipped" in r:
+                lines.append(f"{head} | skipped: {r['skipped']} | | | |")
+                continue
+            loop = "" if loop_eval is None else f"{loop_eval * r['client_oracle_evals']:.3g}"
+            lines.append(f"{head} | {r['seconds_per_round']:.4g} | {r['evals_per_second']:.3g} | "
+                         f"{loop} | {_mib(r['peak_memory_bytes'])} |")
+        lines.append("")
+    if doc.get("bandwidth"):
+        lines += ["**Batched Hessian-vector product** (`exact_hvp_yy_g`, the library path; "
+                  "fraction of the quiet copy bandwidth)", "",
+                  "| case | GB/s | % copy | GFLOP/s | bound | busy cores: pinned | "
+                  "busy cores: unpinned |", "|---|---|---|---|---|---|---|"]
+        for c in doc["bandwidth"]:
+            cont = c.get("contended")
+            pin = f"{100 * cont['pinned']['fraction_of_copy']:.0f}%" if cont else ""
+            unpin = (f"{100 * cont['unpinned']['fraction_of_copy']:.0f}% (BLAS threads "
+                     f"{cont['blas_threads_unpinned']})" if cont else "")
+            lines.append(f"| {c['storage']} d={c['dim']} m={c['clients']} R={c['replicates']} "
+                         f"n={c['sampled_clients']} | {c['gbytes_per_s']:.2f} | "
+                         f"{100 * c['fraction_of_copy']:.0f}% | {c['gflops']:.2f} | "
+                         f"{bound(c, copy, peak) if peak else ''} | {pin} | {unpin} |")
+        lines.append("")
+    if doc.get("fednest_loop"):
+        lines += ["**FedNest epoch: per-client federated code vs the toolkit** (all clients "
+                  "participating, d = 10, noisy)", "",
+                  "| m | loop s/epoch | toolkit s/epoch | ratio | torch loop s/epoch |",
+                  "|---|---|---|---|---|"]
+        for r in doc["fednest_loop"]:
+            torch = r["torch"]
+            t = f"{torch['loop_seconds']:.3g}" if "loop_seconds" in torch else torch["skipped"]
+            lines.append(f"| {r['clients']} | {r['loop_seconds']:.3g} | "
+                         f"{r['toolkit_seconds']:.3g} | {r['ratio']:.0f}× | {t} |")
+        lines.append("")
+    mm = doc.get("memory")
+    if mm and "peak_rss_bytes" in mm:
+        lines.append(f"Peak RSS of one FedMBO round, m = {mm['clients']}, d = {mm['dim']}, "
+                     f"R = {mm['replicates']}, n = {mm['sampled_clients']}: "
+                     f"{mm['peak_rss_bytes'] / 2**30:.2f} GiB (fresh subprocess).")
+    return "\n".join(lines)
+
+
+def figures(doc: dict[str, Any], out: Path = HERE / "figures") -> list[Path]:
+    """Throughput against ``n`` and the roofline; returns the files written."""
+    import matplotlib  # noqa: PLC0415
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    rows = [r for r in doc.get("rounds", ()) if "evals_per_second" in r]
+    if rows:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for key in sorted({(r["algorithm"], r["dim"], r["replicates"]) for r in rows}):
+            pts = sorted((r["sampled_clients"], r["evals_per_second"]) for r in rows
+                         if (r["algorithm"], r["dim"], r["replicates"]) == key)
+            ax.loglog(*zip(*pts), marker="o", label=f"{key[0]} d={key[1]} R={key[2]}")
+        per_eval = [c["reference_seconds_per_client_eval"] for c in doc.get("speedup", ())]
+        if per_eval:
+            ax.axhline(1 / min(per_eval), color="k", ls=":", label="per-client loop")
+        ax.set_xlabel("sampled clients n")
+        ax.set_ylabel("client-oracle evaluations / s")
+        ax.set_title("Throughput of one round (numpy, CPU)")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        path = out / "throughput.png"
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        written.append(path)
+    peak = doc.get("peak_flops", {}).get("gflops")
+    if doc.get("bandwidth") and peak:
+        copy = doc["copy_bandwidth"]["gbytes_per_s"]
+        fig, ax = plt.subplots(figsize=(6, 4))
+        ai = [c["flops_model"] / c["bytes_model"] for c in doc["bandwidth"]]
+        lo, hi = min(ai) / 4, max(ai) * 4
+        xs = [lo * (hi / lo) ** (k / 50) for k in range(51)]
+        ax.loglog(xs, [min(peak, x * copy) for x in xs], "k-", label="roof (copy bw, peak)")
+        for c, x in zip(doc["bandwidth"], ai):
+            label = f"{c['storage']} d={c['dim']}"
+            ax.loglog([x], [c["gflops"]], "o", label=f"{label} quiet")
+            if "contended" in c:
+                ax.loglog([x], [c["contended"]["pinned"]["gflops"]], "^",
+                          label=f"{label} busy cores (pinned)")
+        ax.set_xlabel("flops per byte (compulsory traffic)")
+        ax.set_ylabel("GFLOP/s")
+        ax.set_title("Batched Hessian-vector product: roofline")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        path = out / "roofline.png"
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def update_readme(text: str, readme: Path = README) -> None:
+    """Replace the generated block of the README (appended when the markers are missing)."""
+    block = f"{START}\n{text}\n{END}"
+    current = readme.read_text() if readme.exists() else ""
+    if START in current and END in current:
+        head, rest = current.split(START, 1)
+        current = head + block + rest.split(END, 1)[1]
+    else:
+        current = current + ("\n" if current else "") + block + "\n"
+    readme.write_text(current)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.table")
+    parser.add_argument("results", nargs="?", default=str(RESULTS))
+    parser.add_argument("--readme", default=str(README))
+    args = parser.parse_args(argv)
+    doc = json.loads(Path(args.results).read_text())
+    text = tables(doc)
+    update_readme(text, Path(args.readme))
+    for path in figures(doc):
+        print(f"wrote {path}")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
