@@ -141,3 +141,48 @@ def test_ihgp_variance_is_theta_N():
         assert got == pytest.approx(want, rel=0.05)
     big = F.IHGP_VARIANCE.subs({F.rho_sym: sp.Rational(1, 2), F.ell_sym: 1})
     assert sp.limit(big / F.N_sym, F.N_sym, sp.oo) == sp.Rational(4, 3)
+
+
+def test_official_epoch_transliterated_matches_fednest_released():
+    """One FedNest epoch as the official code runs it (ClientManage.fed_in with SVRGClient:
+    snapshot gradient q, τ corrected local steps, FedAvg; ClientManage.fed_out: fedIHGP,
+    hyper_grad mean, τ hyper_svrg_update steps, mean), client by client with exact oracles,
+    against the vectorized ``fednest_released``: equal to round-off.  The only difference
+    from ``fednest`` is then the estimator (``released_ihgp``)."""
+    prob = _instance(0.4)
+    m, T, N, tau = prob.clients, 2, 4, 3
+    c = prob.constants
+    alpha, beta, ell = 0.5 / c["L_phi"], 1 / (2 * c["ell_g1"]), c["ell_g1"]
+    x0, y0 = np.ones(prob.dim_x), np.zeros(prob.dim_y)
+
+    def one(fn, i, x, y):
+        return np.asarray(fn(np.array([[i]]), x[None, None], y[None, None]))[0, 0]
+
+    x, y = x0.copy(), y0.copy()
+    for _ in range(T):  # fed_in (svrg)
+        q = np.mean([one(prob.exact_grad_y_g, i, x, y) for i in range(m)], axis=0)
+        ys = []
+        for i in range(m):
+            yi = y.copy()
+            for _ in range(tau):
+                yi = yi - beta / tau * (one(prob.exact_grad_y_g, i, x, yi)
+                                        - one(prob.exact_grad_y_g, i, x, y) + q)
+            ys.append(yi)
+        y = np.mean(ys, axis=0)
+    p = _transliteration(prob, x, y, N, 1 / ell)  # fedIHGP + the hlr scale of hyper_grad
+    hg = np.mean([one(prob.exact_grad_x_f, i, x, y)
+                  - np.asarray(prob.exact_jvp_xy_g(np.array([[i]]), p[None, None]))[0, 0]
+                  for i in range(m)], axis=0)
+    xs = []
+    for i in range(m):
+        xi = x.copy()
+        for _ in range(tau):
+            xi = xi - alpha / tau * (one(prob.exact_grad_x_f, i, xi, y)
+                                     - one(prob.exact_grad_x_f, i, x, y) + hg)
+        xs.append(xi)
+    x_new = np.mean(xs, axis=0)
+    tr = run("fednest_released", prob, rounds=1, replicates=1, seed=0, inner_steps=T,
+             neumann_steps=N, local_steps=tau, sampled_clients=m, outer_step=alpha,
+             inner_step=beta, x0=x0, y0=y0)
+    np.testing.assert_allclose(tr.y[0, 1], y, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(tr.x[0, 1], x_new, rtol=0, atol=1e-13)
