@@ -121,9 +121,9 @@ def phe(ctx: Context, x, y, neumann_steps: int, sampled_clients: int, scale: flo
     ``H_i = ∇ₓf_{c_i⁰} − ∇²_{xy}g_{c_i^{max+1}} (N/ℓ) Π_{l=1}^{N_i}(I − ∇²_{yy}g_{c_i^l}/ℓ) ∇_y f_{c_i⁰}``.
 
     Chain ``i`` hops to a freshly sampled client at every step (with replacement by default,
-    as Prop. 3 assumes: the ``H_i`` are then independent given ``F^k``).  [NOTE] readings:
+    as Prop. 3 assumes: the ``H_i`` are then independent given ``F^k``).  Readings FEDMBO-R2/R3:
     ``d_i = ∇ₓf`` (eq. 6, not the box's ``∇_y f``); the final Jacobian uses client
-    ``c_i^{max N_i + 1}``.  Returns ``H (R, n, dim_x)``.  Rounds: ``1 + max_i N_i + 1`` (each
+    ``c_i^{max N_i + 1}``.  Returns ``H (R, n, dim_x)``.  Rounds (FEDMBO-I2): ``1 + max_i N_i + 1`` (each
     Neumann step moves every chain to another client), averaged over replicates, counted from
     the relays executed (``Context.broadcast``/``aggregate`` with ``active=``).
     """

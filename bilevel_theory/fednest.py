@@ -1,4 +1,4 @@
-"""FedNest / LFedNest — Tarzanagh, Li, Thrampoulidis, Oymak (ICML 2022), seed ``003_fe066b2efcc14b72.txt``.
+"""FedNest / LFedNest — Tarzanagh, Li, Thrampoulidis & Oymak, ICML 2022 (arXiv:2205.02215).
 
 Problem:
     ``min_x f(x) = (1/m) Σ_i f_i(x, y*(x))``, ``y*(x) = argmin_y (1/m) Σ_i g_i(x, y)``
@@ -23,25 +23,31 @@ Algorithm (Alg. 1–4, App. A):
     ``h_{i,ν} = ∇ₓf_i(x_{i,ν}, y) − ∇²_{xy}g_i p_i`` and ``x_{i,ν+1} = x_{i,ν} − (α_k/τ) h_{i,ν}``;
     ``x⁺ = mean`` (one round).
 
-    Registered names (the official README's variant table, ``--hvp_method`` × ``--optim``):
+    Registered names (the official README's variant table, ``--hvp_method`` × ``--optim``, plus
+    the official code's estimator).  Rounds are the synchronisations executed, counted from
+    ``Context.broadcast``/``Context.aggregate`` (FEDNEST-R1); ``N'`` is FedIHGP's truncation:
 
-    ============== =============================== ========================= ==============
-    name           FedOut                          FedInn                    rounds / epoch
-    ============== =============================== ========================= ==============
-    fednest        FedIHGP + SVRG local steps      FedSVRG (2 rounds/call)   2T + N + 3
-    lfednest       local IHGP + SGD local steps    FedAvg  (1 round/call)    T + 1
-    fednest_sgd    FedIHGP + SVRG local steps      FedAvg  (1 round/call)    T + N + 3
-    lfednest_svrg  local IHGP + SGD local steps    FedSVRG (2 rounds/call)   2T + 1
-    fedsvrg        FedOut with ∇^I = 0 (Thm. 3.2)  none                      2
-    fedavg_s       simultaneous local GDA (§4.3)   (same round)              1
-    ============== =============================== ========================= ==============
+    ================ ============================= ========================= ==================
+    name             FedOut                        FedInn                    rounds / epoch
+    ================ ============================= ========================= ==================
+    fednest          FedIHGP + SVRG local steps    FedSVRG (2 rounds/call)   2T + N' + 3
+    fednest_released official code's estimator     FedSVRG (2 rounds/call)   2T + N + 3
+    lfednest         local IHGP + SGD local steps  FedAvg  (1 round/call)    T + 1
+    fednest_sgd      FedIHGP + SVRG local steps    FedAvg  (1 round/call)    T + N' + 3
+    lfednest_svrg    local IHGP + SGD local steps  FedSVRG (2 rounds/call)   2T + 1
+    fedsvrg          FedOut with ∇^I = 0 (Thm 3.2) none                      2
+    fedavg_s         simultaneous local GDA (§4.3) (same round)              1
+    ================ ============================= ========================= ==================
 
+    ``N' ~ U{0..N−1}`` per replicate, so ``fednest`` executes ``2T + (N − 1)/2 + 3`` rounds on
+    average; §2.6's ``2T + N + 3`` is the official code's fixed schedule, which
+    ``fednest_released`` executes (its estimator always runs ``N`` Neumann steps).
     Problem kinds are handled automatically from ``problem.kind`` (no separate names):
     minimax: FedInn uses ``G_i = −∇_y f_i = ∇_y g_i`` and FedOut uses ``h_i = ∇ₓf_i`` only
     (eq. 12, no IHGP): ``fednest`` then costs ``2T + 2`` rounds, ``lfednest`` ``T + 1``;
     compositional: ``∇²_{yy}g_i = I`` is known, so the IHGP is exact and trivial,
-    ``p = mean_{S₀} ∇_y f_i`` (one round; the paper's "FedOut applied to special nested problems": ``h_i = ∇r_i(x)ᵀp₀``), ``fednest`` costs
-    ``2T + 3`` rounds and ``neumann_steps``/``neumann_scale`` are unused.
+    ``p = mean_{S₀} ∇_y f_i`` (one round; FEDNEST-R8), ``fednest`` costs ``2T + 3`` rounds and
+    ``neumann_steps``/``neumann_scale`` are unused.
 
 Theoretical guarantee (upper bounds):
     Thm. 3.1 (bilevel) with ``α_i = α_k/τ``, ``β_i = β_k/τ``, ``β_k = β̄α_k/T``,
@@ -55,44 +61,45 @@ Theoretical guarantee (upper bounds):
     parameters with the constants chosen by the caller.  LFedNest has no guarantee: its local
     IHGP estimates ``mean_i B_iᵀA_i⁻¹∇_y f_i`` instead of ``B̄ᵀĀ⁻¹∇_y f`` and its FedAvg inner
     loop drifts, so it stops at a biased point under heterogeneity (tested).
-    Measured (``tests/test_fednest.py``): at a constant step, FedNest stalls at a floor ``∝ α``
-    set by FedIHGP's variance (one random ``N'`` and one chain shared by all clients), even
-    noise-free, where Thm. 3.1 read with ``σ = 0`` has only ``O(1/K + b²)``; LFedNest's
-    per-client chains average that variance out but leave a heterogeneity bias ``≈ h⁴``.
-    On the §4.3 minimax instance FedNest and LFedNest give the same iterates (every client
-    has the same Hessian in its local variable, so there is no drift to correct) and with
-    partial participation both stop at a floor from the sampled mean ``b̄_S ≠ 0``.
+    Measured (``tests/test_fednest.py``, claims ``fednest.variance_floor*``): at a constant
+    step, FedNest stalls at a floor ``∝ αN`` set by the variance of FedIHGP's random truncation
+    ``N'`` (``Θ(N)`` even with exact oracles, FEDNEST-R6), where Thm. 3.1 read with ``σ = 0``
+    has only ``O(1/K + b²)``; the official code's estimator has no random truncation but a
+    bias (its series is weighted by ``1/k``, FEDNEST-R7).  On the §4.3 minimax instance FedNest
+    and LFedNest give the same iterates (every client has the same Hessian in its local
+    variable, so there is no drift to correct) and with partial participation both stop at a
+    floor from the sampled mean ``b̄_S ≠ 0`` (FEDNEST-R5).
 
-Ambiguities resolved (PAPERS.md §4 [NOTE]s):
-    * Ledger (per epoch, bilevel): FedInn 2 rounds per call; FedIHGP ``N + 1`` rounds (one for
-      ``p₀``, ``N`` for the Neumann stage whatever the random ``N'`` — the official code's fixed
-      schedule, the convention of :func:`~bilevel_theory.estimators.ihgp`); one round for
-      ``h``; one for ``x⁺``: ``2T + N + 3`` as §2.6 states.  Hessian-vector calls count the
-      ``N'·|S|`` products actually evaluated (``N'`` per replicate is kept in
-      ``trace.extras["truncation"]``, shape ``(rounds, R)``).
-    * ``FedNest_SGD`` / ``LFedNest_SVRG``: "SGD"/"SVRG" name the FedInn optimizer
-      (``--optim`` in the official README; paper Fig. 2b "SVRG in FedInn"), not the outer local
-      steps; the FedOut of the global variants always uses the SVRG correction, LFedOut
-      never (the official ``fed_out`` / ``lfed_out``).
-    * ``τ``: one ``local_steps`` for FedOut and (by default) FedInn, as Thm. 3.1's single
-      ``τ_i``; ``inner_local_steps`` sets FedInn's separately (the notebook uses 50 and 500).
-    * LFedNest's local IHGP (App. A is truncated) follows PAPERS.md's [INFERRED] reading: a
-      fresh random-truncation local IHGP at every local step, at ``(x_{i,ν}, y)``.
-    * The IHGP uses the paper's random truncation ``N' ~ U{0..N−1}`` and scaling ``N/ℓ_{g,1}``
-      (not the official code's fixed-length Neumann sum).
+Readings (``docs/papers/fednest.md``):
+    * FEDNEST-R1 (ledger): rounds are the aggregations executed; FedIHGP's Neumann stage runs
+      ``N'`` synchronisations per replicate (``active=``), so a bilevel epoch executes
+      ``2T + N' + 3``; Hessian-vector calls count the ``N'·|S|`` products evaluated (``N'`` per
+      replicate in ``trace.extras["truncation"]``, shape ``(rounds, R)``).
+    * FEDNEST-R9: ``FedNest_SGD`` / ``LFedNest_SVRG``: "SGD"/"SVRG" name the FedInn optimizer
+      (``--optim`` in the official README), not the outer local steps; the FedOut of the
+      global variants always uses the SVRG correction, LFedOut never.
+    * FEDNEST-R10: ``τ``: one ``local_steps`` for FedOut and (by default) FedInn, as Thm. 3.1's
+      single ``τ_i``; ``inner_local_steps`` sets FedInn's separately.
+    * FEDNEST-I2: LFedNest's local IHGP (App. A is truncated): a fresh random-truncation local
+      IHGP at every local step, at ``(x_{i,ν}, y)``.
+    * FEDNEST-R2: the IHGP uses the paper's random truncation ``N' ~ U{0..N−1}`` and scaling
+      ``N/ℓ_{g,1}``; ``neumann_series="full"`` gives the deterministic series (its
+      expectation), a comparison only; ``fednest_released`` the official code's (FEDNEST-R7).
     * Single-level ``fedsvrg`` runs on a bilevel instance whose upper level does not depend on
       ``y`` (``R_i = S_i = 0``, ``q_i = 0``, so ``Φ(x) = ½xᵀPx + p̄ᵀx``); other instances are
       refused.
-    * ``fedavg_s`` (§4.3, Hou et al. 2021): each client runs ``τ`` simultaneous steps
-      ``x ← x − (α/τ)∇ₓf_i(x, y)``, ``y ← y + (β/τ)∇_y f_i(x, y)`` from the global ``(x, y)``,
-      then the server averages both (one round per epoch).
+    * FEDNEST-I3: ``fedavg_s`` (§4.3, Hou et al. 2021): each client runs ``τ`` simultaneous
+      steps ``x ← x − (α/τ)∇ₓf_i(x, y)``, ``y ← y + (β/τ)∇_y f_i(x, y)`` from the global
+      ``(x, y)``, then the server averages both (one round per epoch).
 
 Args (hyperparameters):
     inner_steps (T), neumann_steps (N), local_steps (τ), inner_local_steps (FedInn's τ,
     default ``local_steps``), sampled_clients (|S|), outer_step (α, float or callable of k),
-    inner_step (β, float or callable of k), neumann_scale (ℓ_{g,1}), replace (bool), x0, y0.
+    inner_step (β, float or callable of k), neumann_scale (ℓ_{g,1}), neumann_series
+    (``"random"``, Alg. 3, or ``"full"``), replace (bool), x0, y0.
     Defaults: ``T = 10``, ``N = ⌈κ_g log 10³⌉``, ``τ = 5``, ``|S| = min(m, 10)``,
-    ``α = 0.5/L_Φ``, ``β = 1/(2ℓ_{g,1})``, ``neumann_scale = ℓ_{g,1}``, ``replace = False``.
+    ``α = 0.5/L_Φ``, ``β = 1/(2ℓ_{g,1})``, ``neumann_scale = ℓ_{g,1}``,
+    ``neumann_series = "random"``, ``replace = False``.
 
 Returns:
     a :class:`~bilevel_theory.trace.Trace`; ``y`` is ``y^{k}`` (``None`` for ``fedsvrg``);
@@ -100,13 +107,15 @@ Returns:
     bilevel problems.
 
 Example:
-    >>> from problems import QuadraticBilevel
+    >>> from bilevel_theory.problems import QuadraticBilevel
     >>> from bilevel_theory import run
     >>> prob = QuadraticBilevel.random(clients=20, dim_x=3, dim_y=3, kappa=5, seed=0)
     >>> trace = run("fednest", prob, rounds=100, replicates=4, seed=0)
     >>> bool(trace.stationarity[:, -20:].mean() < 0.5 * trace.stationarity[:, 0].mean())
     True
-    >>> int(trace.ledger.per_round("rounds")[0]) == 2 * 10 + trace.hyperparameters["neumann_steps"] + 3
+    >>> T, N = 10, trace.hyperparameters["neumann_steps"]
+    >>> executed = 2 * T + 3 + trace.extras["truncation"].mean(axis=1)
+    >>> bool(abs(trace.ledger.per_round("rounds") - executed).max() < 1e-9)
     True
 """
 
@@ -151,7 +160,7 @@ def corollary_3_1_schedule(problem, rounds: int, alpha_bar: float, beta_bar: flo
                            neumann_factor: float = 1.0) -> dict[str, Any]:
     """Cor. 3.1 (bilevel): ``N = ⌈c_N κ_g log K⌉``, ``T = ⌈c_T κ_g⁴⌉`` and Thm. 3.1's steps.
 
-    The corollary's ``O(·)`` on ``N`` and ``T`` are lower bounds (PAPERS.md [NOTE]); the factors
+    The corollary's ``O(·)`` on ``N`` and ``T`` are lower bounds (FEDNEST-R3); the factors
     ``neumann_factor = c_N`` and ``inner_factor = c_T`` are the chosen constants.  Returns
     hyperparameters for :func:`bilevel_theory.run`.
     """
@@ -244,7 +253,7 @@ def fed_out(ctx: Context, x, y, step: float, local_steps: int, sampled_clients: 
 
 def lfed_out(ctx: Context, x, y, step: float, local_steps: int, sampled_clients: int,
              neumann_steps: int, scale: float, replace: bool = False, indirect: str = "ihgp"):
-    """LFedOut (App. A, [INFERRED]): per client and local step a local hypergradient
+    """LFedOut (App. A, FEDNEST-I2): per client and local step a local hypergradient
     ``h_{i,ν} = ∇ₓf_i(x_{i,ν}, y) − ∇²_{xy}g_i p_i`` with ``p_i`` the client's own IHGP
     (``indirect="ihgp"``), ``∇_y f_i`` (``"identity"``) or nothing (``"none"``), local step
     ``α/τ``, then ``x⁺ = mean`` (one round).  Returns ``x⁺ (R, dim_x)``."""
