@@ -171,7 +171,12 @@ def markdown_table(reports: Sequence[Mapping], command: str = "") -> str:
         "hold) is `violated`, with the exact 95% Clopper–Pearson interval.  *Power at δ*: "
         "seeds whose verdict is `violated` when the same measurements are judged against a "
         "wrong law — the predicted slope shifted by δ (matches, geometric, contrast, at_most), "
-        "or the bound multiplied by δ (bounded_by).  Target: false violations ≤ 5%.", "",
+        "or the bound multiplied by δ (bounded_by).  Target: false violations ≤ 5%.  A shift "
+        "inside the tolerance band (|δ| ≤ tol) is not a wrong law, so power is only expected "
+        "beyond it; for at_most only δ < 0 (a claimed decay faster than the truth) can be "
+        "caught, and only once the claimed exponent falls below the true one; for bounded_by a "
+        "factor is caught only when it is smaller than the claim's measured ratio "
+        "(mean/bound) at its tightest point.", "",
         "| claim | kind | seeds | verdicts | false violations [95% CI] | power at δ | "
         "seconds |",
         "|---|---|---|---|---|---|---|",

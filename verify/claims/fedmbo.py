@@ -49,7 +49,7 @@ from bilevel_theory.problems.families import Dense
 from bilevel_theory.problems.quadratic import block_norm, shared
 
 from ..claim import GpuScale, Law, Mutant, per_budget
-from ..kit import PaperClaims, law, per_replicate
+from ..kit import PaperClaims, law, ledger_totals, per_replicate
 
 P = PaperClaims("fedmbo")
 PAPER = P.paper.name
@@ -527,7 +527,7 @@ def fedmbo_stationarity(n: int, K: int, replicates: int, seed: int, backend: str
                 sampled_clients=int(used_clients or n), neumann_steps=c["N"], outer_step=alpha,
                 inner_step=beta, replace=True, x0=c["x0"], y0=c["y0"])
     return {"value": trace.stationarity[:, :K].mean(axis=1), "diverged": trace.diverged,
-            "rounds": per_replicate(trace.ledger.totals()["rounds"], replicates),
+            **ledger_totals(trace, ("rounds",)),
             "K": per_replicate(K, replicates), "alpha": per_replicate(alpha, replicates)}
 
 
