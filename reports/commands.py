@@ -11,7 +11,7 @@ import click
 
 def render_hook(results_dir: Path, report_dir: Path, **kwargs: Any) -> Path:
     """Render the report of ``results_dir`` into ``report_dir`` (for ``verify --report``);
-    ``kwargs`` go to :func:`reports.render` (``formats``, ``dpi``, ``progress``)."""
+    ``kwargs`` go to :func:`reports.render` (``formats``, ``dpi``, ``progress``, ``jobs``)."""
     from .render import render  # noqa: PLC0415
 
     return render(results_dir, report_dir, **kwargs)
@@ -55,9 +55,11 @@ class Progress:
                    "written (the HTML and Markdown show it); PDF and SVG (vector) beside it.")
 @click.option("--dpi", type=click.FloatRange(20, 1200), default=None,
               help="Resolution of the PNG figures  [default: 150].")
+@click.option("--jobs", type=click.IntRange(0, 64), default=0, show_default=True,
+              help="Processes drawing the figures (0: one per CPU, at most 8).")
 @click.option("--quiet", is_flag=True, help="No progress (a bar on a terminal, else one line "
                                             "per figure on stderr).")
-def report(results_dir: Path, out: Path | None, formats: str, dpi: float | None,
+def report(results_dir: Path, out: Path | None, formats: str, dpi: float | None, jobs: int,
            quiet: bool) -> None:
     """Render the rate-check report (Markdown, HTML, figures, JSON) of RESULTS_DIR.
 
@@ -67,7 +69,8 @@ def report(results_dir: Path, out: Path | None, formats: str, dpi: float | None,
     out = out if out is not None else results_dir / "report"
     progress = Progress(enabled=not quiet)
     try:
-        index = render_hook(results_dir, out, formats=formats, dpi=dpi, progress=progress)
+        index = render_hook(results_dir, out, formats=formats, dpi=dpi, progress=progress,
+                            jobs=jobs)
     except (ValueError, OSError) as err:
         progress.close()
         click.echo(f"error: {err}", err=True)

@@ -239,8 +239,20 @@ def mathtext_source(latex: str) -> str:
                   r"\\text{\1}", latex)
 
 
-@functools.lru_cache(maxsize=512)
+#: equations typeset elsewhere (report worker processes): ``(latex, fontsize) -> PNG``
+PRERENDERED: dict[tuple[str, float], bytes | None] = {}
+
+
 def latex_png(latex: str, fontsize: float = 13.0) -> bytes | None:
+    """``latex`` (no ``$``) rendered as a mathtext PNG, or ``None`` when mathtext cannot."""
+    key = (latex, float(fontsize))
+    if key in PRERENDERED:
+        return PRERENDERED[key]
+    return _latex_png(latex, float(fontsize))
+
+
+@functools.lru_cache(maxsize=512)
+def _latex_png(latex: str, fontsize: float = 13.0) -> bytes | None:
     """``latex`` (no ``$``) rendered as a mathtext PNG, or ``None`` when mathtext cannot."""
     from matplotlib.font_manager import FontProperties  # noqa: PLC0415
     from matplotlib.mathtext import math_to_image  # noqa: PLC0415
@@ -579,11 +591,31 @@ def _legend(ax, where: str | None) -> None:
         ax.legend(handles, labels, loc="best", fontsize="small")
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def decade_label(v: float, _pos: Any = None) -> str:
+    """A log-axis tick label as text (``10⁻⁴``; a plain number off the decades): the same look
+    as matplotlib's ``10^{-4}`` without a mathtext parse per tick (the slow part of a
+    figure)."""
+    if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
+        return ""
+    k = math.log10(v)
+    if abs(k - round(k)) < 1e-9:
+        k = int(round(k))
+        if -2 <= k <= 3:
+            return _fmt(v, 4)
+        return "10" + str(k).translate(_SUPERSCRIPT)
+    return _fmt(v, 3)
+
+
 def _ticks(ax, x: np.ndarray, scale: str) -> None:
-    """Plain-number ticks: the sweep values on a log x axis, no 10^k clutter on short log axes."""
+    """Plain-number ticks: the sweep values on a log x axis, no 10^k clutter on short log axes;
+    decades as ``10⁻⁴`` text elsewhere."""
     from matplotlib import ticker  # noqa: PLC0415
 
     plain = ticker.FuncFormatter(lambda v, _pos: _fmt(v, 4))
+    decades = ticker.FuncFormatter(decade_label)
     if scale == "loglog":
         ux = np.unique(x[np.isfinite(x) & (x > 0)])
         if 1 <= ux.size <= 8:
@@ -593,12 +625,18 @@ def _ticks(ax, x: np.ndarray, scale: str) -> None:
         elif ux.size and ux.max() / ux.min() < 1e5:
             ax.xaxis.set_major_formatter(plain)
             ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+        else:
+            ax.xaxis.set_major_formatter(decades)
+            ax.xaxis.set_minor_formatter(ticker.NullFormatter())
     if scale in ("loglog", "semilog"):
         lo, hi = ax.get_ylim()
         if lo > 0 and hi / lo < 30 and 1e-4 <= lo and hi <= 1e5:
             subs = (1.0, 2.0, 3.0, 5.0) if hi / lo < 10 else (1.0, 2.0, 5.0)
             ax.yaxis.set_major_locator(ticker.LogLocator(subs=subs))
             ax.yaxis.set_major_formatter(plain)
+            ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+        else:
+            ax.yaxis.set_major_formatter(decades)
             ax.yaxis.set_minor_formatter(ticker.NullFormatter())
 
 

@@ -435,21 +435,80 @@ def jsonable(obj: Any) -> Any:
 # ----------------------------------------------------------------------------- rendering
 
 
+MAX_JOBS = 8
+
+
+def check_jobs(jobs: Any) -> int:
+    """``jobs`` as a number of processes (``0``: one per CPU, at most :data:`MAX_JOBS`)."""
+    import os  # noqa: PLC0415
+
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
+        raise ValueError(f"`jobs` must be an integer ≥ 0 (0: one per CPU), got {jobs!r}")
+    if jobs == 0:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+            else (os.cpu_count() or 1)
+        jobs = max(1, min(MAX_JOBS, cpus))
+    return jobs
+
+
+def _figure_task(task: tuple[Any, ...]) -> tuple[str, Path, dict[tuple[str, float], Any]]:
+    """Draw one figure (a claim's or the overview); also typeset the claim's equations for the
+    HTML, so that the parent does not (returned as ``{(latex, fontsize): png}``)."""
+    from . import figures  # noqa: PLC0415
+
+    if task[0] == "overview":
+        _, entries, path, tolerances, formats, dpi = task
+        return "overview", figures.overview_figure(entries, path, tolerances, formats,
+                                                   dpi), {}
+    key, entry, rows, path, formats, dpi = task
+    path = figures.claim_figure(entry, rows, path, formats, dpi)
+    equations = {}
+    for latex in (entry.get("statement"), entry.get("law_latex")):
+        latex = (latex or "").strip()
+        if latex:
+            equations[(latex, 13.0)] = figures.latex_png(latex, 13.0)
+    return key, path, equations
+
+
+def _run_tasks(tasks: Sequence[tuple[Any, ...]], jobs: int):
+    """Yield ``_figure_task`` results, in order with one job, as they finish with several
+    (worker processes started by fork where the platform has it and no other thread runs,
+    else spawned; serially when there are too few figures to pay for the processes)."""
+    import multiprocessing  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+    from concurrent.futures import ProcessPoolExecutor, as_completed  # noqa: PLC0415
+
+    jobs = min(jobs, len(tasks))
+    if jobs <= 1 or len(tasks) < 2 * jobs:
+        for task in tasks:
+            yield _figure_task(task)
+        return
+    methods = multiprocessing.get_all_start_methods()
+    method = "fork" if "fork" in methods and threading.active_count() == 1 else "spawn"
+    ctx = multiprocessing.get_context(method)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        futures = [pool.submit(_figure_task, task) for task in tasks]
+        for future in as_completed(futures):
+            yield future.result()
+
+
 def render_entries(entries: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None,
                    rows: Sequence[Mapping[str, Any]], out_dir: str | Path, *,
                    formats: str | Sequence[str] = ("png",), dpi: float | None = None,
-                   progress: Progress | None = None) -> Path:
+                   progress: Progress | None = None, jobs: int = 1) -> Path:
     """Write the report for ``entries`` (+ ``meta``, store ``rows``) into ``out_dir``.
 
     ``formats``: figure formats besides the PNG that the HTML and Markdown show (``"pdf"``,
     ``"svg"``, or ``"png,pdf,svg"``); ``dpi``: the PNG's resolution (default
-    :data:`figures.DPI`); ``progress(done, total, name)`` is called after each figure.
+    :data:`figures.DPI`); ``progress(done, total, name)`` is called after each figure;
+    ``jobs``: processes drawing the figures (``0``: one per CPU, at most 8).
     Returns the path of ``index.html``. See the module docstring for the inputs.
     """
     from . import figures, html, markdown  # noqa: PLC0415
 
     formats = figures.parse_formats(formats)
     dpi = figures.check_dpi(figures.DPI if dpi is None else dpi)
+    jobs = check_jobs(jobs)
     out_dir = Path(out_dir).resolve()
     _check_out_dir(out_dir)
     rows = list(rows)
@@ -479,19 +538,24 @@ def render_entries(entries: Iterable[Mapping[str, Any]], meta: Mapping[str, Any]
         if progress is not None:
             progress(len(figs), total, key)
 
-    done("overview", figures.overview_figure(entries, fig_dir / "overview.png",
-                                             _tolerances(entries), formats, dpi))
+    tasks: list[tuple[Any, ...]] = [("overview", entries, fig_dir / "overview.png",
+                                     _tolerances(entries), formats, dpi)]
     for e in entries:
         e["figure"] = None
         claim_rows_ = entry_rows(e, by_claim.get(e["id"], []))
         e["data"] = replicate_data(e, claim_rows_)
         if e["status"] == "missing" and not claim_rows_:
             continue
-        path = figures.claim_figure(e, claim_rows_, fig_dir / figure_name(e["id"]), formats,
-                                    dpi)
-        done(e["id"], path)
-        e["figure"] = figs[e["id"]]
-        e["figure_files"] = files[e["id"]]
+        tasks.append((e["id"], e, claim_rows_, fig_dir / figure_name(e["id"]), formats, dpi))
+    for key, path, equations in _run_tasks(tasks, jobs):
+        figures.PRERENDERED.update(equations)
+        done(key, path)
+    figs = {t[0]: figs[t[0]] for t in tasks}  # in the report's order, however they finished
+    files = {t[0]: files[t[0]] for t in tasks}
+    for e in entries:
+        if e["id"] in figs:
+            e["figure"] = figs[e["id"]]
+            e["figure_files"] = files[e["id"]]
 
     costs = cost_table(rows)
     report = {
@@ -515,10 +579,10 @@ def render_entries(entries: Iterable[Mapping[str, Any]], meta: Mapping[str, Any]
 
 def render(results_dir: str | Path, out_dir: str | Path, *,
            formats: str | Sequence[str] = ("png",), dpi: float | None = None,
-           progress: Progress | None = None) -> Path:
+           progress: Progress | None = None, jobs: int = 1) -> Path:
     """Render the report of the results in ``results_dir`` into ``out_dir``.
 
-    ``formats``, ``dpi``, ``progress``: as for :func:`render_entries`.
+    ``formats``, ``dpi``, ``progress``, ``jobs``: as for :func:`render_entries`.
 
     Reads ``results.jsonl`` (rows), ``run.json`` (if the run completed) and the summary
     rebuilt by :func:`verify.summarize`; never reruns an experiment. Returns the path of
@@ -532,4 +596,4 @@ def render(results_dir: str | Path, out_dir: str | Path, *,
     meta = load_meta(results_dir, rows)
     entries = summarize(results_dir)
     return render_entries(entries, meta, rows, out_dir, formats=formats, dpi=dpi,
-                          progress=progress)
+                          progress=progress, jobs=jobs)

@@ -777,3 +777,28 @@ def test_summary_not_clipped_at_1280px(synthetic_report, tmp_path):
     assert green.sum() > 50 and red.sum() > 50
     # nothing drawn in the last 20 px columns: no table runs past the right edge
     assert np.all(img[:, -20:] > 0.95)
+
+
+def test_parallel_figures_same_report(tmp_path):
+    """``jobs=2`` (worker processes) writes the same figures and Markdown as ``jobs=1``."""
+    entries, meta, rows = synthetic()
+    keep = {"syn.matches", "syn.contrast", "syn.exact"}
+    entries = [e for e in entries if e["id"] in keep]
+    rows = [r for r in rows if r["claim"] in keep]
+    meta = {**meta, "report_date": "fixed"}
+    outs = []
+    for jobs in (1, 2):
+        out = tmp_path / f"j{jobs}"
+        seen = []
+        render_entries(entries, meta, rows, out, jobs=jobs,
+                       progress=lambda done, total, name, seen=seen: seen.append((done, total)))
+        assert [d for d, _ in seen] == [1, 2, 3, 4] and {t for _, t in seen} == {4}
+        outs.append(out)
+    a, b = outs
+    assert (a / "index.md").read_text() == (b / "index.md").read_text()
+    names = sorted(p.name for p in (a / "figures").iterdir())
+    assert names == sorted(p.name for p in (b / "figures").iterdir()) and len(names) == 4
+    for name in names:
+        assert (a / "figures" / name).read_bytes() == (b / "figures" / name).read_bytes(), name
+    with pytest.raises(ValueError, match="`jobs`"):
+        render_entries(entries, meta, rows, tmp_path / "bad", jobs=-1)
