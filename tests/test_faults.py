@@ -475,6 +475,8 @@ def test_output_directories_are_checked_before_the_run(tmp_path):
 @linux
 def test_ctrl_c_exits_130_and_keeps_the_results(tmp_path, reference):
     out = tmp_path / "out"
+    out.mkdir()
+    (out / "summary.json").write_text("[]")  # an earlier run's: stale once a run starts
     proc = subprocess.Popen(cli(out, "--workers", "2"), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     try:
