@@ -289,7 +289,9 @@ def _worker_init(parent: int) -> None:
 class ProcessPoolExecutor(Executor):
     """A local ``concurrent.futures`` process pool (``spawn`` context) of ``workers``.
 
-    Workers die with the parent process (:func:`_die_with_parent`) and ignore Ctrl-C.  When a
+    Workers die with the parent process (:func:`_die_with_parent`; Linux's death signal
+    follows the thread that started them, the one iterating :meth:`run`, which outlives the
+    pool) and ignore Ctrl-C.  When a
     worker dies (killed, out of memory) the pool breaks: the points that finished are kept,
     the pool is restarted and the unfinished points are resubmitted; a point that was in
     flight when workers died more than ``retries`` times ends the run with
