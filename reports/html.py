@@ -61,6 +61,7 @@ td.stmt code { font-size: 12px; }
 .v-violated { background: #d73027; }
 .v-inconclusive { background: #6f6f6f; }
 .v-missing { background: #b0b0b0; color: #222; }
+.v-zero { background: #e8e8e8; color: #555; }
 .off { color: #b35806; font-weight: bold; font-size: 12.5px; }
 .banner { padding: .6em 1em; border-radius: 6px; background: #f4f6f8; border: 1px solid #ccd;
           margin: .8em 0; }
@@ -73,13 +74,14 @@ td.stmt code { font-size: 12px; }
 .eq { margin: .3em 0 .1em; }
 .eq img { max-width: 100%; height: auto; }
 .latex { display: block; margin: .1em 0 .6em; color: #555; }
-dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .15em 1em; margin: .6em 0; }
+dl.facts { display: grid; grid-template-columns: minmax(7em, max-content) 1fr; gap: .15em 1em;
+           margin: .6em 0; }
 dl.facts dt { font-weight: bold; color: #444; }
 dl.facts dd { margin: 0; }
-img.fig { max-width: 100%; width: 640px; height: auto; border: 1px solid #ddd; }
+img.fig { max-width: 100%; width: 580px; height: auto; border: 1px solid #ddd; }
 .claim-body { display: flex; flex-wrap: wrap; gap: 1em 2em; align-items: flex-start; }
 .claim-text { flex: 1 1 420px; min-width: 0; }
-.claim-fig { flex: 0 1 640px; }
+.claim-fig { flex: 0 1 580px; }
 img.overview { max-width: 100%; width: 880px; height: auto; border: 1px solid #ddd; }
 nav a { margin-right: 1em; }
 .small { color: #555; font-size: 13px; }
@@ -192,8 +194,10 @@ def _latex(latex: str) -> str:
 def _headline(entries: Sequence[Mapping[str, Any]]) -> str:
     items = []
     for title, desc, c in md.headline(entries):
-        badges = [f'<span class="verdict v-holds">{c["holds"]} hold</span>',
-                  f'<span class="verdict v-violated">{c["violated"]} violated</span>']
+        badges = []
+        for key, label in (("holds", "hold"), ("violated", "violated")):
+            cls = f"v-{key}" if c[key] else "v-zero"
+            badges.append(f'<span class="verdict {cls}">{c[key]} {label}</span>')
         if c["inconclusive"]:
             badges.append(f'<span class="verdict v-inconclusive">{c["inconclusive"]} '
                           "inconclusive</span>")

@@ -350,9 +350,9 @@ def _verdict_md(e: Mapping[str, Any]) -> str:
     return text
 
 
-def _inline_math(latex: str) -> str:
+def _inline_math(latex: str, formula: bool = False) -> str:
     """``latex`` as GitHub inline math ``$…$`` (one line), or as text when it is prose or
-    already has ``$``."""
+    already has ``$``, or (unless ``formula``) has no LaTeX in it."""
     from .figures import looks_like_prose  # noqa: PLC0415
 
     latex = " ".join(str(latex or "").split())
@@ -360,6 +360,9 @@ def _inline_math(latex: str) -> str:
         return ""
     if "$" in latex or looks_like_prose(latex):
         return latex
+    if not formula and not any(ch in latex for ch in "\\^_{}") \
+            and not (len(latex) <= 3 and latex.isalpha()):
+        return latex  # plain text (or Unicode notation): nothing to typeset
     return f"${latex}$"
 
 
@@ -487,7 +490,7 @@ def claim_markdown(e: Mapping[str, Any]) -> list[str]:
     if e.get("paper") or e.get("source"):
         md += [f"**{e.get('paper', '')}** — {e.get('source', '')}", ""]
     if e.get("statement"):
-        md += [f"**Statement:** {_inline_math(e['statement'])}", ""]
+        md += [f"**Statement:** {_inline_math(e['statement'], formula=True)}", ""]
     if e.get("law_latex"):
         md += ["**Bound:**", ""] + _math(e["law_latex"])
     if e.get("law_derivation"):
