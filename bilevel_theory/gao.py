@@ -70,7 +70,9 @@ Args (hyperparameters):
     (LocalBSGM ``ρ₂ = 1/L₁``, ``ρ₁ = 0.2/L₁``; LocalBSGVRM 1, 1 = Thm. 2's cap), minibatch (S,
     LocalBSGVRM, default ``p`` as in Thm. 2), correction (LocalBSGVRM, default ``True``:
     eq. 3.8's STORM correction; ``False`` drops it, ``u_t = (1−a)u_{t−1} + a∇̂Φ(x_t)`` with
-    ``a = αη_{t−1}²``: plain momentum, a mutant for the claims), x0, y0.
+    ``a = αη_{t−1}²``: plain momentum, a mutant for the claims), same_sample (LocalBSGVRM,
+    default ``True``: eq. 3.8's one sample at both points; ``False`` draws them independently,
+    a mutant), x0, y0.
 
 Returns:
     a :class:`~bilevel_theory.trace.Trace` with ``x = x̄_t`` and ``y = ȳ_t`` (device averages,
@@ -351,6 +353,8 @@ class _GaoBase(Algorithm):
                      schedule=True, optional=True),
         "correction": Hyper("flag", "LocalBSGVRM: eq. 3.8's STORM correction (False: a "
                             "mutant without it)"),
+        "same_sample": Hyper("flag", "LocalBSGVRM: one sample at both points of eq. 3.8 "
+                             "(False: a mutant with independent samples)"),
     }
 
     def validate(self, hp):
@@ -466,7 +470,7 @@ class LocalBSGVRM(_GaoBase):
         period=5, neumann_steps=None,
         theta=lambda c, p: default_theta(p),
         alpha=None, beta=None, eta=None, rho1=1.0, rho2=1.0, minibatch=None,
-        correction=True, x0=None, y0=None,
+        correction=True, same_sample=True, x0=None, y0=None,
     )
 
     def validate(self, hp):
@@ -482,8 +486,9 @@ class LocalBSGVRM(_GaoBase):
         as_schedule("eta", hp["eta"])
         hp["minibatch"] = check_int("minibatch", p if hp["minibatch"] is None
                                     else hp["minibatch"], minimum=1)
-        if not isinstance(hp["correction"], bool):
-            raise TypeError(f"`correction` must be True or False, got {hp['correction']!r}")
+        for key in ("correction", "same_sample"):
+            if not isinstance(hp[key], bool):
+                raise TypeError(f"`{key}` must be True or False, got {hp[key]!r}")
         return hp
 
     def init(self, ctx: Context):
@@ -517,10 +522,17 @@ class LocalBSGVRM(_GaoBase):
             if a >= 1.0 or b >= 1.0:
                 raise ValueError(f"`alpha`·η² and `beta`·η² must be < 1 (eq. 3.8), got "
                                  f"{a:.4g}, {b:.4g} at t = {t - 1}")
-            new, old = gao_estimate_pair(ctx, idx, xs, ys, state["xs_prev"], state["ys_prev"],
-                                         hp["theta"], hp["neumann_steps"])
-            gnew, gold = ctx.oracle.pair("grad_y_g", idx, xs, ys, state["xs_prev"],
-                                         state["ys_prev"])
+            if hp["same_sample"]:
+                new, old = gao_estimate_pair(ctx, idx, xs, ys, state["xs_prev"],
+                                             state["ys_prev"], hp["theta"], hp["neumann_steps"])
+                gnew, gold = ctx.oracle.pair("grad_y_g", idx, xs, ys, state["xs_prev"],
+                                             state["ys_prev"])
+            else:  # mutant: independent samples at the two points of eq. (3.8)
+                new = gao_estimate(ctx, idx, xs, ys, hp["theta"], hp["neumann_steps"])
+                old = gao_estimate(ctx, idx, state["xs_prev"], state["ys_prev"], hp["theta"],
+                                   hp["neumann_steps"])
+                gnew = ctx.oracle.grad_y_g(idx, xs, ys)
+                gold = ctx.oracle.grad_y_g(idx, state["xs_prev"], state["ys_prev"])
             if hp["correction"]:
                 u = (1.0 - a) * (state["u"] - old) + new
                 v = (1.0 - b) * (state["v"] - gold) + gnew

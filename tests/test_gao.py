@@ -258,6 +258,18 @@ def test_no_correction_mutant_is_plain_momentum(prob):
         run("localbsgvrm", prob, rounds=1, correction="yes")
 
 
+def test_independent_samples_mutant_breaks_the_cancellation():
+    """``same_sample=False`` (a claims mutant): at identical points eq. (3.8)'s correction
+    ``u_{t−1} − ∇̂Φ(x_{t−1}; ξ̂_t)`` no longer cancels the fresh noise; same oracle calls."""
+    p = make(noise=0.5)
+    kw = dict(rounds=4, replicates=2, seed=0, neumann_steps=3, period=2)
+    a = run("localbsgvrm", p, **kw)
+    b = run("localbsgvrm", p, same_sample=False, **kw)
+    assert not np.allclose(a.x, b.x)
+    for key in ("grad_calls", "hvp_calls", "jvp_calls"):
+        assert a.ledger.totals()[key] == b.ledger.totals()[key]
+
+
 # ------------------------------------------------------------------------------ schedules
 
 
