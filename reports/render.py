@@ -210,6 +210,8 @@ def normalize_entries(entries: Iterable[Mapping[str, Any]],
     for claim in dict.fromkeys(str(r.get("claim")) for r in rows):
         if claim.startswith(COST_PREFIX) or claim in seen:
             continue
+        if "@" in claim and claim.split("@", 1)[0] in seen:
+            continue  # a mutant's rows: its verdict is in its claim's `power`
         out.append({**ENTRY_DEFAULTS, "id": claim, "status": "partial", "verdict": "inconclusive",
                     "role": "confirmation",
                     "reason": "rows are in the store but the summary has no entry for this "

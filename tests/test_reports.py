@@ -137,6 +137,9 @@ def synthetic():
                     "measured": None, "interval": [None, None], "fit": None})
     # rows of a claim the summary does not know (must still be reported)
     rows.append(_row("syn.orphan", 0, 1.0, 0, {"value": 1.0}))
+    # a mutant's rows whose verdict the summary already folded into syn.at_most's power:
+    # neither a claim of its own nor a second mutant entry
+    rows.append(_row("syn.at_most@repair", 0, 10.0, 0, {"value": 0.5}))
     for alg, rounds, reached in [("fedmbo", 120, 4), ("fednest", 300, 2)]:
         for r in range(4):
             ok = r < reached
