@@ -102,7 +102,11 @@ from bilevel_theory.problems.validation import check_int, check_real
 
 from .algorithm import Algorithm, Context, as_schedule
 from .estimators import theta_q
-from .hyperparameters import Hyper
+
+try:  # the hyperparameter schema (bilevel_theory.hyperparameters), where present
+    from .hyperparameters import Hyper
+except ImportError:  # pragma: no cover - older trees validate in ``validate`` alone
+    Hyper = None
 
 # ---------------------------------------------------------------------------------- constants
 
@@ -346,7 +350,7 @@ class _GaoBase(Algorithm):
     """Shared validation, initialization and periodic averaging of Alg. 1 and Alg. 2."""
 
     kinds = ("bilevel", "compositional")
-    schema = {
+    schema = {} if Hyper is None else {
         "neumann_steps": Hyper("count", "Q: length of the θ/Q series (default: (1−θμ)^{Q+1} ≤ "
                                "10⁻³)", optional=True),
         "eta": Hyper("positive", "η (η_t): step constant, or a schedule of t (Thm 2's η_t)",
