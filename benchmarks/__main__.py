@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     grid = QUICK if args.quick else Grid()
     if args.full_bandwidth:
-        grid = replace(grid, bandwidth_cases=Grid().bandwidth_cases)
+        grid = replace(grid, bandwidth_cases=Grid().bandwidth_cases, copy_bytes=Grid().copy_bytes)
     if args.speedup_sampled is not None:
         grid = replace(grid, speedup_sampled=args.speedup_sampled)
     if args.no_contention:

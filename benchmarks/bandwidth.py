@@ -34,7 +34,25 @@ from bilevel_theory.problems.backend import single_thread_blas
 from bilevel_theory.problems.families import Dense, EigenScaled
 
 from . import hvp_variants
-from .common import best_of
+from .common import best_of, timed
+
+
+def interleaved(fn, backend: str, copy_bytes: int, rounds: int = 5) -> tuple[float, float]:
+    """Best seconds of ``fn()`` and best copy bandwidth (GB/s, read + write of a
+    ``copy_bytes`` float64 array), timed alternately so that both see the same machine load."""
+    be = get_backend(backend)
+    src = be.asarray(np.random.default_rng(0).random(copy_bytes // 8))
+    dst = be.xp.empty_like(src)
+
+    def copy():
+        dst[...] = src
+
+    copy()
+    best_fn = best_copy = np.inf
+    for _ in range(rounds):
+        best_fn = min(best_fn, timed(fn, backend)[0])
+        best_copy = min(best_copy, timed(copy, backend)[0])
+    return float(best_fn), 2 * src.nbytes / best_copy / 1e9
 
 
 def byte_model(storage: str, rows: int, dim: int) -> int:
@@ -87,8 +105,13 @@ def peak_gflops(backend: str, size: int = 1024) -> dict[str, Any]:
 
 def hvp_case(storage: str, dim: int, clients: int, replicates: int, sampled_clients: int,
              backend: str, copy_gbs: float, repeats: int = 5,
-             variants: bool = True, contention: bool = False) -> dict[str, Any]:
-    """Bandwidth of one configuration; the instance is built (no constants needed) and freed."""
+             variants: bool = True, contention: bool = False,
+             copy_bytes: int = 1 << 28) -> dict[str, Any]:
+    """Bandwidth of one configuration; the instance is built (no constants needed) and freed.
+
+    ``fraction_of_copy`` divides by ``copy_gbs`` (the suite's copy, measured once at its
+    start); ``fraction_of_adjacent_copy`` by a copy timed alternately with the product (same
+    load: on a shared machine the fair comparison); both are reported."""
     be = get_backend(backend)
     problem = QuadraticBilevel.random(clients=clients, dim_x=dim, dim_y=dim, kappa=10.0,
                                       heterogeneity=0.5, noise=0.0, seed=0, storage=storage)
@@ -115,14 +138,26 @@ def hvp_case(storage: str, dim: int, clients: int, replicates: int, sampled_clie
         exact_hvp_yy_g=rate(lib_t), oracle_hvp_yy_g=rate(orc_t),
     )
     row.update(rate(lib_t))
+
+    def lib():
+        return prob.exact_hvp_yy_g(idx, v)
+
+    def adjacent(seconds, copy):
+        r = rate(seconds)
+        r.update(adjacent_copy_gbytes_per_s=copy,
+                 fraction_of_adjacent_copy=r["gbytes_per_s"] / copy)
+        return r
+
+    quiet = adjacent(*interleaved(lib, backend, copy_bytes))
+    row["adjacent"] = quiet
+    row["fraction_of_adjacent_copy"] = quiet["fraction_of_adjacent_copy"]
     if contention and backend == "numpy":
-        lib = lambda: prob.exact_hvp_yy_g(idx, v)  # noqa: E731
         with busy_processes() as procs:
-            pinned, _ = best_of(lib, backend, 3, 5.0)
+            pinned = adjacent(*interleaved(lib, backend, copy_bytes, 3))
             with blas_pinning(False):
-                unpinned, _ = best_of(lib, backend, 3, 5.0)
-        row["contended"] = dict(busy_processes=len(procs), pinned=rate(pinned),
-                                unpinned=rate(unpinned), blas_threads_unpinned=_blas_threads())
+                unpinned = adjacent(*interleaved(lib, backend, copy_bytes, 3))
+        row["contended"] = dict(busy_processes=len(procs), pinned=pinned,
+                                unpinned=unpinned, blas_threads_unpinned=_blas_threads())
     if backend == "numpy":
         row["breakdown"] = {k: rate(t) for k, t in stages(prob.A, idx, v, repeats).items()}
         if variants:

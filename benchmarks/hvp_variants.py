@@ -1,5 +1,6 @@
-"""Candidate implementations of the batched product ``M_{idx} v`` (numpy), to measure cheap
-fixes against the library's ``Family.mv`` before proposing a patch.
+"""Earlier candidate implementations of the batched product ``M_{idx} v`` (numpy), kept as a
+comparison: the library's ``Family.mv`` now runs its own fused blocked kernel
+(:func:`bilevel_theory.problems.families._blocked`), which the benchmark reports.
 
 Each takes ``(family, idx, v)`` with ``idx (R, n)`` and ``v (R, n, d)`` and returns
 ``(R, n, d)``; :func:`benchmarks.bandwidth.hvp_case` checks each against the library's result.

@@ -79,17 +79,25 @@ def tables(doc: dict[str, Any]) -> str:
         lines.append("")
     if doc.get("bandwidth"):
         lines += ["**Batched Hessian-vector product** (`exact_hvp_yy_g`, the library path; "
-                  "fraction of the quiet copy bandwidth)", "",
-                  "| case | GB/s | % copy | GFLOP/s | bound | busy cores: pinned | "
-                  "busy cores: unpinned |", "|---|---|---|---|---|---|---|"]
+                  "fractions of the copy bandwidth measured at the suite's start and of a copy "
+                  "timed alternately with the product, i.e. under the same load; the busy-core "
+                  "columns use the latter)", "",
+                  "| case | GB/s | % copy (start) | % adjacent copy | GFLOP/s | bound | "
+                  "busy cores: pinned | busy cores: unpinned |",
+                  "|---|---|---|---|---|---|---|---|"]
         for c in doc["bandwidth"]:
             cont = c.get("contended")
-            pin = f"{100 * cont['pinned']['fraction_of_copy']:.0f}%" if cont else ""
-            unpin = (f"{100 * cont['unpinned']['fraction_of_copy']:.0f}% (BLAS threads "
-                     f"{cont['blas_threads_unpinned']})" if cont else "")
+            def pct(r):
+                return (f"{100 * r['fraction_of_adjacent_copy']:.0f}% "
+                        f"({r['gbytes_per_s']:.2f} GB/s)")
+            pin = pct(cont["pinned"]) if cont else ""
+            unpin = (f"{pct(cont['unpinned'])}, BLAS threads {cont['blas_threads_unpinned']}"
+                     if cont else "")
             lines.append(f"| {c['storage']} d={c['dim']} m={c['clients']} R={c['replicates']} "
                          f"n={c['sampled_clients']} | {c['gbytes_per_s']:.2f} | "
-                         f"{100 * c['fraction_of_copy']:.0f}% | {c['gflops']:.2f} | "
+                         f"{100 * c['fraction_of_copy']:.0f}% | "
+                         f"{100 * c.get('fraction_of_adjacent_copy', float('nan')):.0f}% | "
+                         f"{c['gflops']:.2f} | "
                          f"{bound(c, copy, peak) if peak else ''} | {pin} | {unpin} |")
         lines.append("")
     if doc.get("fednest_loop"):
