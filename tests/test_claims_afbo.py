@@ -1,7 +1,8 @@
-"""The AFBO claims module (``verify/claims/afbo.py``): instance, laws, measures, metadata.
+"""The AFBO claims module (``verify/claims/afbo.py``): instance, laws, lemmas, measures,
+metadata.
 
 Tolerances: ``≈`` checks are exact identities (1e-10 relative, round-off); the verdicts
-themselves are checked by ``verify/test_claims.py`` at the smoke budget.
+themselves are checked by the catalogue tests at the smoke budget.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import math
 
 import numpy as np
 import pytest
+
 from bilevel_theory.verify.claim import BUDGETS
 from bilevel_theory.verify.claims import afbo as A
 from bilevel_theory.verify.fit import in_window
@@ -32,16 +34,30 @@ def test_tiled_instances_share_the_problem():
 def test_laws_are_derived_from_rates():
     assert A.LAW_SC_COR.value == -1.0
     assert A.LAW_SC_THM.value == -0.5 and A.LAW_NC_T.value == -0.5
-    assert A.LAW_NC_M.value == -0.5
+    assert A.LAW_NC_MIND.value == -1.0  # lim_{m→∞} of Cor. 4.1's form is 1/T
     assert A.LAW_STALE.value == 1.0
     assert A.THM_B_M == 0.5  # the theorem's own exponent in m at η = √(m/T)
+    assert A.FLOOR_EXPONENT == -0.5
+    assert math.isnan(A.LAW_APHE_B.value) and math.isnan(A.LAW_FLOOR.value)
     kg = A.problem().constants["kappa_g"]
     assert A.LAW_APHE.value == pytest.approx(math.log(1 - 1 / kg), rel=1e-12)
 
 
+@pytest.mark.parametrize("U", [1, 2, 3, 8, 64, 1000])
+def test_lemma_aphe_as_written_is_at_most_one_over_e(U):
+    """AFBO-L1: max_{0<s≤1} U s (1 − s)^U = (U/(U+1))^{U+1} < 1/e, attained at s = 1/(U+1)."""
+    s = np.linspace(1e-6, 1.0, 200001)
+    vals = U * s * (1 - s) ** U
+    closed = A.aphe_fixed_lemma_ratio(U)
+    assert vals.max() <= closed * (1 + 1e-12)
+    assert U * (1 / (U + 1)) * (U / (U + 1)) ** U == pytest.approx(closed, rel=1e-12)
+    assert closed < 1 / math.e
+
+
 @pytest.mark.parametrize("truncation", ["fixed", "series"])
 def test_aphe_bias_measure_matches_closed_form(truncation):
-    """The measured bias is ‖vᵀ(M̂ − A⁻¹)B‖ with M̂ the truncation's inverse estimate."""
+    """The measured bias is ‖vᵀ(M̂ − A⁻¹)B‖ with M̂ the truncation's inverse estimate; for the
+    fixed truncation it is above AFBO-L1's lower bound; the bound metric is Thm 4.1's b."""
     m = 8
     out = A._aphe_bias(m, 3, 5, "numpy", truncation)
     p = A.problem(m, noise=0.0)
@@ -56,9 +72,39 @@ def test_aphe_bias_measure_matches_closed_form(truncation):
     v = x @ C["R"] + y @ C["S"] + C["q"]  # mean ∇_y f
     bias = v @ (inv - np.linalg.inv(C["A"])) @ C["B"]
     np.testing.assert_allclose(out["value"], np.linalg.norm(bias, axis=1), rtol=1e-10)
+    kg = p.constants["kappa_g"]
+    np.testing.assert_allclose(out["bound"], kg * p.constants["ell_f1"] * (1 - 1 / kg) ** m)
+    if truncation == "fixed":
+        assert np.all(out["value"] >= out["lemma"] * (1 - 1e-12))
 
 
-@pytest.mark.parametrize("measure", [A.sc_fixed, A.nc_rate_T, A.hetero_local])
+def test_corollary_form_weights_recover_the_m_independent_part():
+    T = 100.0
+    m = np.asarray(A.M_SPEEDUP, dtype=float)
+    F = 3.0 / np.sqrt(m * T) + 0.7 / (m * np.sqrt(m * T)) + 5.0 / T
+    assert A.corollary_form_weights(T) @ F == pytest.approx(5.0 / T, rel=1e-10)
+
+
+def test_staleness_window_is_derived_from_the_bound():
+    C = A.floor_problem().constants
+    eta = A.floor_step()
+    assert eta <= A.theorem_a1(C)
+    lo, hi = A.staleness_window()
+    assert lo == 0.0 and 3 * C["L_f"] * eta * (1 + hi) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_sgd_floor_closed_form():
+    C = A.problem().constants
+    T = 200
+    eta = A._schedule(T, A.M_DEFAULT, "strongly_convex", A.ETA_SC)["outer_step"]
+    L = C["L_phi"]
+    s2 = A._hypergradient_noise()
+    assert A.sgd_floor(T) == pytest.approx(eta * s2 / (L * (2 - eta * L)), rel=1e-12)
+    # the ∇ₓf noise alone is σ²/m; the stored ∇_y f noise and the random truncation add to it
+    assert s2 > A._hypergradient_noise("series") > A.SIGMA**2 / A.M_DEFAULT
+
+
+@pytest.mark.parametrize("measure", [A.sc_noise_free, A.nc_rate_T, A.hetero_local])
 def test_measures_return_per_replicate_arrays(measure):
     out = measure(10, 2, 0)
     for key, val in out.items():
@@ -66,25 +112,37 @@ def test_measures_return_per_replicate_arrays(measure):
     assert np.all(np.isfinite(out["value"])) and not np.any(out["diverged"])
 
 
-def test_floor_measure_delay_mapping():
-    """BoundedDelay(3τ̄ − 2) has mean paper delay τ̄ = (τ_M + 2)/3."""
-    out = A.floor_vs_delay(4, 4, 0)
+def test_staleness_measure_delay_mapping():
+    """BoundedDelay(3τ̄ − 2) has mean paper delay τ̄ = (τ_M + 2)/3; the value is the excess
+    over the common synchronous baseline."""
+    out = A.staleness_excess(3, 4, 0)
     assert abs(out["tau_mean"].mean() - 4.0) < 0.2
+    base = A._sync_floor(4, "numpy")
+    assert base > 0 and np.all(np.isfinite(out["value"]))
 
 
 def test_claims_metadata():
     mathtext = pytest.importorskip("matplotlib.mathtext")
     parser = mathtext.MathTextParser("agg")
     ids = [c.id for c in A.CLAIMS]
-    assert len(ids) == len(set(ids)) >= 7
+    assert len(ids) == len(set(ids)) >= 12
     for c in A.CLAIMS:
-        assert c.id.startswith("afbo.") and c.paper == "AFBO"
-        assert A.SEED_FILE in c.source and ("[TEXT]" in c.source or "[INFERRED]" in c.source)
+        assert c.id.startswith("afbo.") and c.paper == A.PAPER
+        assert "WiOpt" in c.source or "Li, Zhu" in c.source
+        assert "[TEXT]" in c.source or "[INFERRED]" in c.source
+        assert ".txt" not in c.source and "PAPERS" not in c.source
         assert c.schedule and c.touches
+        assert all(t.startswith(("AFBO-R", "AFBO-I")) for t in c.touches), c.touches
+        assert c.role in ("confirmation", "finding", "control")
+        if c.role == "control":
+            assert not c.mutants
+        else:
+            assert c.mutants, c.id
+        if c.window is not None:
+            assert c.window_reason, c.id
+        assert "Measured" not in c.reason
         for tex in (c.statement, c.quantity, c.variable):
             parser.parse(f"${tex}$")
-        if c.expected != "holds":
-            assert "Measured" in c.reason
         for budget in BUDGETS:
             x = np.asarray(c.grid[budget], dtype=float)
             assert in_window(x, c.window).sum() >= 3, (c.id, budget)
