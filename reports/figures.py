@@ -630,7 +630,11 @@ def _ticks(ax, x: np.ndarray, scale: str) -> None:
             ax.xaxis.set_minor_formatter(ticker.NullFormatter())
     if scale in ("loglog", "semilog"):
         lo, hi = ax.get_ylim()
-        if lo > 0 and hi / lo < 30 and 1e-4 <= lo and hi <= 1e5:
+        if lo > 0 and hi / lo < 3:  # under half a decade: evenly spaced plain numbers
+            ax.yaxis.set_major_locator(ticker.MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
+            ax.yaxis.set_minor_locator(ticker.NullLocator())
+            ax.yaxis.set_major_formatter(plain)
+        elif lo > 0 and hi / lo < 30 and 1e-4 <= lo and hi <= 1e5:
             subs = (1.0, 2.0, 3.0, 5.0) if hi / lo < 10 else (1.0, 2.0, 5.0)
             ax.yaxis.set_major_locator(ticker.LogLocator(subs=subs))
             ax.yaxis.set_major_formatter(plain)

@@ -805,3 +805,11 @@ def test_parallel_figures_same_report(tmp_path):
         assert (a / "figures" / name).read_bytes() == (b / "figures" / name).read_bytes(), name
     with pytest.raises(ValueError, match="`jobs`"):
         render_entries(entries, meta, rows, tmp_path / "bad", jobs=-1)
+
+
+def test_log_tick_labels_are_text():
+    from bilevel_theory.reports.figures import decade_label  # noqa: PLC0415
+
+    assert decade_label(1e-4) == "10⁻⁴" and decade_label(1e6) == "10⁶"
+    assert decade_label(100.0) == "100" and decade_label(0.01) == "0.01"
+    assert decade_label(0.0) == "" and decade_label(float("nan")) == ""
