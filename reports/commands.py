@@ -54,7 +54,7 @@ class Progress:
               help="Figure formats, comma-separated, of png, pdf, svg. The PNG is always "
                    "written (the HTML and Markdown show it); PDF and SVG (vector) beside it.")
 @click.option("--dpi", type=click.FloatRange(20, 1200), default=None,
-              help="Resolution of the PNG figures  [default: 150].")
+              help="Resolution of the PNG figures (default 150).")
 @click.option("--jobs", type=click.IntRange(0, 64), default=0, show_default=True,
               help="Processes drawing the figures (0: one per CPU, at most 8).")
 @click.option("--quiet", is_flag=True, help="No progress (a bar on a terminal, else one line "
