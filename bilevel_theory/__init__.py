@@ -22,21 +22,24 @@ from bilevel_theory.problems import FederatedQuadratic  # noqa: E402
 from bilevel_theory.problems.validation import check_choice  # noqa: E402
 
 from .algorithm import Algorithm, Context, make_context, run_algorithm  # noqa: E402
+from .hyperparameters import MAX_WORK, SCHEMA, Hyper  # noqa: E402
 from .registry import ALGORITHMS, register_algorithm  # noqa: E402
 from .trace import Ledger, Trace  # noqa: E402
 
 
 def run(name: str, problem: FederatedQuadratic, rounds: int = 100, replicates: int = 1,
-        seed: int = 0, backend: str = "numpy", progress: bool = False,
-        **hyperparameters: Any) -> Trace:
+        seed: int = 0, backend: str = "numpy", progress: bool = False, *,
+        max_work: float | None = MAX_WORK, **hyperparameters: Any) -> Trace:
     """Run algorithm ``name`` for ``rounds`` outer rounds on ``replicates`` independent runs.
 
     Same seed and backend ⇒ bitwise identical traces.  Unknown names or hyperparameters raise
-    ``ValueError`` listing the accepted ones.
+    ``ValueError`` listing the accepted ones; every hyperparameter is checked against its
+    declaration (:mod:`bilevel_theory.hyperparameters`) before any work starts, and a run
+    estimated above ``max_work`` floating-point operations is refused (``None``: no limit).
     """
     check_choice("name", name, ALGORITHMS)
     algorithm = ALGORITHMS[name](problem, **hyperparameters)
-    return run_algorithm(algorithm, rounds, replicates, seed, backend, progress)
+    return run_algorithm(algorithm, rounds, replicates, seed, backend, progress, max_work)
 
 
-__all__ = ["__version__", "ALGORITHMS", "Algorithm", "register_algorithm", "Context", "Ledger", "Trace", "make_context", "run"]
+__all__ = ["__version__", "ALGORITHMS", "Algorithm", "register_algorithm", "Hyper", "MAX_WORK", "SCHEMA", "Context", "Ledger", "Trace", "make_context", "run"]

@@ -21,6 +21,8 @@ from array_api_compat import is_array_api_obj
 from bilevel_theory.problems import FederatedQuadratic, Oracle, get_backend
 from bilevel_theory.problems.validation import check_int, check_real, unknown_names
 
+from .hyperparameters import MAX_COUNT, MAX_WORK, SCHEMA, Hyper, check_budget
+from .hyperparameters import validate as validate_hyperparameters
 from .trace import LEDGER_FIELDS, Ledger, Trace
 
 Schedule = Callable[[int], float]
@@ -147,6 +149,9 @@ class Algorithm:
     has_y: ClassVar[bool] = True
     #: sampling scheme when the algorithm has no ``replace`` hyperparameter (``None``: none)
     sampling_replace: ClassVar[bool | None] = None
+    #: declarations of hyperparameters this algorithm adds to (or overrides in)
+    #: :data:`~bilevel_theory.hyperparameters.SCHEMA`
+    schema: ClassVar[dict[str, Hyper]] = {}
 
     def __init__(self, problem: FederatedQuadratic, **hyperparameters: Any):
         if not isinstance(problem, FederatedQuadratic):
@@ -156,7 +161,11 @@ class Algorithm:
                              f"got {problem.kind!r}")
         unknown_names(f"hyperparameter for `{self.name}`", hyperparameters, self.defaults)
         self.problem = problem
-        self.hp = self.validate({**self.resolved_defaults(problem), **hyperparameters})
+        #: the hyperparameters the caller gave (the others are defaults, possibly derived)
+        self.given = frozenset(hyperparameters)
+        resolved = {**self.resolved_defaults(problem), **hyperparameters}
+        self.hp = self.validate(validate_hyperparameters(self.name, resolved,
+                                                         {**SCHEMA, **self.schema}))
 
     def resolved_defaults(self, problem: FederatedQuadratic) -> dict[str, Any]:
         """Defaults; a callable default is evaluated on the problem's constants."""
@@ -193,14 +202,30 @@ class Algorithm:
         xp, p, R = ctx.xp, self.problem, ctx.replicates
         x0 = self.hp.get("x0")
         y0 = self.hp.get("y0")
-        x0 = np.ones(p.dim_x) if x0 is None else np.asarray(x0, dtype=float)
-        y0 = np.zeros(p.dim_y) if y0 is None else np.asarray(y0, dtype=float)
-        if x0.shape != (p.dim_x,):
-            raise ValueError(f"`x0` must have shape ({p.dim_x},), got {x0.shape}")
-        if y0.shape != (p.dim_y,):
-            raise ValueError(f"`y0` must have shape ({p.dim_y},), got {y0.shape}")
+        x0 = np.ones(p.dim_x) if x0 is None else start_vector("x0", x0, p.dim_x, p.radius)
+        y0 = np.zeros(p.dim_y) if y0 is None else start_vector("y0", y0, p.dim_y, p.radius)
         return dict(x=xp.broadcast_to(xp.asarray(x0), (R, p.dim_x)) * 1.0,
                     y=xp.broadcast_to(xp.asarray(y0), (R, p.dim_y)) * 1.0)
+
+
+def start_vector(name: str, value: Any, dim: int, radius: float) -> np.ndarray:
+    """A starting point given by the user: a finite float vector of shape ``(dim,)`` whose
+    entries are at most ``10⁶·radius`` in magnitude (beyond, the quadratics overflow)."""
+    if isinstance(value, str | bytes) or (is_array_api_obj(value) and not isinstance(
+            value, np.ndarray)):
+        raise TypeError(f"`{name}` must be a vector of {dim} floats, got {value!r}")
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"`{name}` must be a vector of {dim} floats, got {value!r}") from None
+    if arr.shape != (dim,):
+        raise ValueError(f"`{name}` must have shape ({dim},), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"`{name}` must be finite (no NaN or inf), got {arr}")
+    if np.max(np.abs(arr), initial=0.0) > 1e6 * radius:
+        raise ValueError(f"`{name}` entries must be at most {1e6 * radius:g} in magnitude "
+                         f"(10⁶ × the instance's radius), got {np.max(np.abs(arr)):g}")
+    return arr
 
 
 def _freeze(xp, state: dict, previous: dict, frozen, R: int) -> dict:
@@ -218,11 +243,17 @@ def _freeze(xp, state: dict, previous: dict, frozen, R: int) -> dict:
 
 
 def run_algorithm(algorithm: Algorithm, rounds: int, replicates: int, seed: int,
-                  backend: str = "numpy", progress: bool = False) -> Trace:
-    """Drive ``algorithm`` for ``rounds`` outer rounds on ``replicates`` independent runs."""
-    rounds = check_int("rounds", rounds, minimum=0)
-    replicates = check_int("replicates", replicates, minimum=1)
-    seed = check_int("seed", seed, minimum=0)
+                  backend: str = "numpy", progress: bool = False,
+                  max_work: float | None = MAX_WORK) -> Trace:
+    """Drive ``algorithm`` for ``rounds`` outer rounds on ``replicates`` independent runs.
+
+    A run whose estimated work exceeds ``max_work`` floating-point operations, or whose memory
+    exceeds what is available, is refused before it starts
+    (:func:`~bilevel_theory.hyperparameters.check_budget`)."""
+    rounds = check_int("rounds", rounds, minimum=0, maximum=MAX_COUNT)
+    replicates = check_int("replicates", replicates, minimum=1, maximum=MAX_COUNT)
+    seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
+    check_budget(algorithm, rounds, replicates, max_work)
     ctx = make_context(algorithm.problem, replicates, seed, backend)
     be, problem = ctx.oracle.backend, algorithm.problem
     xp = be.xp
@@ -257,12 +288,19 @@ def run_algorithm(algorithm: Algorithm, rounds: int, replicates: int, seed: int,
     grad = host.hypergradient(x)
     stationarity = (grad ** 2).sum(-1)
     inner_error = ((y - host.y_star(x)) ** 2).sum(-1) if has_y else None
+    diverged = be.to_numpy(frozen).astype(bool)
+    # a replicate whose measured quantities are not finite is diverged, never a silent NaN
+    unfinished = ~np.isfinite(stationarity).all(axis=1)
+    if inner_error is not None:
+        unfinished |= ~np.isfinite(inner_error).all(axis=1)
+    frozen_at[unfinished & ~diverged] = 0
+    diverged |= unfinished
     led = np.asarray(ledger, dtype=float)
     extras = {k: np.stack(v) for k, v in ctx.extras.items()}
     return Trace(algorithm=algorithm.name, hyperparameters=dict(algorithm.hp), x=x, y=y,
                  stationarity=stationarity, inner_error=inner_error,
                  ledger=Ledger(**{f: led[:, j] for j, f in enumerate(LEDGER_FIELDS)}),
-                 diverged=be.to_numpy(frozen).astype(bool), diverged_at=frozen_at, seed=seed,
+                 diverged=diverged, diverged_at=frozen_at, seed=seed,
                  backend=be.name, seconds=time.perf_counter() - start, extras=extras)
 
 
