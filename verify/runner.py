@@ -488,6 +488,7 @@ class Result:
                 "law_value": c.law.value, "law_latex": c.law.latex,
                 "law_derivation": c.law.derivation, "tolerance": c.tolerance,
                 "max_width": c.max_width, "expected_reason": c.reason,
+                "series": dict(c.extra.get("series", {})) if c.extra else {},
                 "replicates": int(c.replicates[self.budget]),
                 "grid": [float(v) for v in c.grid[self.budget]],
             })
