@@ -1,5 +1,5 @@
 """The example plug-in's own tests: it is found through its entry points and its claims and
-mutants give their verdicts."""
+mutants give their verdicts at the smoke budget (a few seconds)."""
 
 from bilevel_theory import ALGORITHMS
 from bilevel_theory.verify import CLAIMS, check
@@ -13,6 +13,7 @@ def test_the_algorithm_and_claims_are_registered():
 def test_claims_hold_and_catch_their_mutants():
     for cid in ("toy.neumann_bias_vs_N", "toy.rounds_per_iteration"):
         claim = CLAIMS[cid]
-        assert check(claim).verdict == "holds"
+        assert claim.role == "confirmation" and claim.mutants
+        assert check(claim, budget="smoke").verdict == "holds", cid
         for mutated in claim.mutated():
-            assert check(mutated).verdict == "violated", mutated.id
+            assert check(mutated, budget="smoke").verdict == "violated", mutated.id

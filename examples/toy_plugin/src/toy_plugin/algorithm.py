@@ -1,14 +1,19 @@
 """``toy_fullgrad``: full participation, an inner gradient loop and a fixed-N Neumann series.
 
-Problem: any bilevel quadratic instance.  Algorithm, per outer round k:
+Problem: any bilevel quadratic instance.  Algorithm, per outer round ``k``:
 
 * ``T`` inner rounds ``y ← y − β ḡ_y`` with ``ḡ_y`` the clients' mean ``∇_y g_i(x, y)``;
-* the hypergradient ``∇_x f − ∇²_{xy} g · p`` with ``p = (1/ℓ) Σ_{s<N} (I − A/ℓ)^s ∇_y f``
-  (each Neumann step one round of Hessian-vector products, averaged over the clients);
-* ``x ← x − α ∇̂Φ``.
+* one round that uploads ``∇_x f_i`` and ``∇_y f_i`` together;
+* ``N`` Neumann rounds building ``p = c Σ_{s<N} (I − c A)^s ∇_y f`` (``c`` the series scale,
+  ``A`` the clients' mean ``∇²_{yy} g``; each step one round of Hessian-vector products);
+* one round for the indirect term ``∇²_{xy} g · p``, then ``x ← x − α (∇_x f − ∇²_{xy} g p)``.
 
-Theoretical guarantee (the example's own, for the claims): the Neumann series' bias shrinks as
-``(1 − μ_g/ℓ_{g,1})^N``; with exact oracles and ``N = 0`` the indirect term is lost.
+So one outer round is ``T + N + 2`` aggregations (synchronisations).
+
+The example's own statement, used by the claims (``toy_plugin.claims``): with exact oracles the
+iterates settle at a fixed point ``x_∞`` of the biased step, where
+``∇Φ(x_∞) = −∇²_{xy} g (I − cA)^N A^{-1} ∇_y f``; its squared norm decays like
+``ρ^{2N}`` with ``ρ = 1 − c·λ_min(A)`` (the slowest eigendirection of the series' error).
 """
 
 from __future__ import annotations
@@ -17,34 +22,61 @@ from bilevel_theory import Algorithm
 
 
 class FullGradientNeumann(Algorithm):
-    """Toy: full-participation inner GD + fixed-N Neumann hypergradient (example plug-in)."""
+    """Toy: full-participation inner GD + fixed-N Neumann hypergradient (example plug-in).
+
+    Hyperparameters (names and ranges from ``bilevel_theory.SCHEMA``): ``inner_steps`` T,
+    ``neumann_steps`` N, ``outer_step`` α (default ``1/L_Φ``), ``inner_step`` β (default
+    ``1/L_yy``), ``neumann_scale`` c (default ``1/λ_max(A)``), ``x0``, ``y0``.
+    """
 
     name = "toy_fullgrad"
     kinds = ("bilevel",)
-    defaults = {"inner_steps": 5, "neumann_steps": 10, "outer_step": 0.1, "inner_step": None,
+    # A callable default is evaluated on the instance's constants (``problem.constants``).
+    defaults = {"inner_steps": 5, "neumann_steps": 10,
+                "outer_step": lambda c, p: 1.0 / c["L_phi"],
+                "inner_step": lambda c, p: 1.0 / c["L_yy"],
+                "neumann_scale": lambda c, p: 1.0 / c["L_yy_global"],
                 "x0": None, "y0": None}
 
     def init(self, ctx):
         return self.starting_point(ctx)
 
+    # One outer round, in four parts so that a variant (a claim's mutant) overrides one part.
     def step(self, ctx, state, k):
-        xp, o, c = ctx.xp, ctx.oracle, ctx.constants
-        m, ell = self.problem.clients, c["ell_g1"]
-        beta = self.hp["inner_step"] or 1.0 / ell
-        everyone = xp.broadcast_to(xp.arange(m)[None, :], (ctx.replicates, m))
-        x, y = state["x"], state["y"]
-        xb = x[:, None, :]
+        m = self.problem.clients
+        everyone = ctx.xp.broadcast_to(ctx.xp.arange(m)[None, :], (ctx.replicates, m))
+        x = state["x"]
+        y = self.inner(ctx, everyone, x, state["y"])
+        gx, gy = self.gradients(ctx, everyone, x, y)
+        p = self.neumann(ctx, everyone, x, y, gy)
+        ctx.broadcast(p)
+        indirect = ctx.aggregate(ctx.oracle.jvp_xy_g(everyone, x[:, None, :], y[:, None, :],
+                                                     p[:, None, :]))
+        return {"x": x - self.hp["outer_step"] * (gx - indirect), "y": y}
+
+    def inner(self, ctx, everyone, x, y):
+        """``T`` rounds of gradient descent on the clients' mean lower-level objective."""
+        beta = self.hp["inner_step"]
         for _ in range(self.hp["inner_steps"]):
             ctx.broadcast(x, y)
-            y = y - beta * ctx.aggregate(o.grad_y_g(everyone, xb, y[:, None, :]))
-        yb = y[:, None, :]
+            y = y - beta * ctx.aggregate(ctx.oracle.grad_y_g(everyone, x[:, None, :],
+                                                             y[:, None, :]))
+        return y
+
+    def gradients(self, ctx, everyone, x, y):
+        """``∇_x f`` and ``∇_y f`` averaged over the clients, uploaded in one round."""
         ctx.broadcast(x, y)
-        gx, gy = ctx.aggregate(o.grad_x_f(everyone, xb, yb), o.grad_y_f(everyone, xb, yb))
+        xb, yb = x[:, None, :], y[:, None, :]
+        return ctx.aggregate(ctx.oracle.grad_x_f(everyone, xb, yb),
+                             ctx.oracle.grad_y_f(everyone, xb, yb))
+
+    def neumann(self, ctx, everyone, x, y, gy):
+        """``p = c Σ_{s<N} (I − cA)^s ∇_y f``: ``N`` rounds of Hessian-vector products."""
+        c = self.hp["neumann_scale"]
         term, p = gy, gy * 0.0
         for _ in range(self.hp["neumann_steps"]):
-            p = p + term / ell
+            p = p + c * term
             ctx.broadcast(term)
-            term = term - ctx.aggregate(o.hvp_yy_g(everyone, xb, yb, term[:, None, :])) / ell
-        ctx.broadcast(p)
-        indirect = ctx.aggregate(o.jvp_xy_g(everyone, xb, yb, p[:, None, :]))
-        return {"x": x - self.hp["outer_step"] * (gx - indirect), "y": y}
+            term = term - c * ctx.aggregate(ctx.oracle.hvp_yy_g(
+                everyone, x[:, None, :], y[:, None, :], term[:, None, :]))
+        return p
