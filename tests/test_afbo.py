@@ -1,5 +1,6 @@
-"""AFBO (Li et al., seed 004; PAPERS.md §5): delay models, APHE, most-recent-update
-aggregation vs the synchronous and naive asynchronous baselines, ledger counts.
+"""AFBO (Li, Zhu, Gong, Mao & Zhou, WiOpt 2024; readings AFBO-R…/I… in docs/papers/afbo.md):
+delay models, APHE, most-recent-update aggregation vs the synchronous and naive asynchronous
+baselines, ledger counts, the mutants' hyperparameters (``aligned``, ``stale_weighting``).
 
 Tolerances: ``≈`` checks are exact identities (bitwise or 1e-10 relative, floating-point
 round-off); convergence checks are noise-free runs whose limit is known in closed form.
@@ -11,7 +12,6 @@ import math
 
 import numpy as np
 import pytest
-from bilevel_theory.problems import QuadraticBilevel
 
 from bilevel_theory import ALGORITHMS, make_context, run
 from bilevel_theory.afbo import (
@@ -22,10 +22,12 @@ from bilevel_theory.afbo import (
     Periodic,
     Stragglers,
     Synchronous,
+    aligned_gradients,
     aphe,
     make_delay,
     theorem_schedule,
 )
+from bilevel_theory.problems import QuadraticBilevel
 
 
 def _prob(noise=0.0, heterogeneity=1.0, clients=8, seed=2):
@@ -304,3 +306,32 @@ def test_bad_input_types_and_models():
         theorem_schedule(10, 4, 2, case="convex")
     with pytest.raises(ValueError, match="clients"):
         Stragglers(0.1, clients=[9]).check(4)
+
+
+# ------------------------------------------------------------------ mutants' hyperparameters
+def test_unaligned_sum_weights_clients_by_their_local_iterations():
+    """``aligned=False`` returns ``Σ_e`` (= ``E_i`` times the aligned mean without local steps)."""
+    prob = _prob(clients=4)
+    ctx = make_context(prob, 2, 0)
+    x = np.ones((2, prob.dim_x))
+    y = np.zeros((2, prob.dim_y))
+    E = np.broadcast_to(np.array([1, 2, 3, 5])[None, :], (2, 4))
+    a = aligned_gradients(ctx, x, y, E, 5)
+    b = aligned_gradients(ctx, x, y, E, 5, aligned=False)
+    np.testing.assert_allclose(b, a * E[..., None], rtol=1e-12)
+
+
+def test_age_weighting_is_the_identity_when_synchronous_and_checked():
+    prob = _prob(noise=0.1, clients=4)
+    kw = dict(rounds=5, replicates=2, seed=3, delay="sync", truncation="series",
+              neumann_steps=4)
+    a = run("afbo", prob, **kw)
+    b = run("afbo", prob, stale_weighting="age", **kw)
+    assert np.array_equal(a.x, b.x)
+    kw["delay"] = "bounded:4"  # stale entries (τ > 1) are scaled by their age
+    assert not np.allclose(run("afbo", prob, stale_weighting="age", **kw).x,
+                           run("afbo", prob, **kw).x)
+    with pytest.raises(ValueError, match="stale_weighting"):
+        AFBO(prob, stale_weighting="oldest")
+    with pytest.raises(TypeError, match="aligned"):
+        AFBO(prob, aligned="no")

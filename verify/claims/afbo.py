@@ -654,7 +654,7 @@ CLAIMS += [
     ),
     P.claim(
         "no_bias_bounded_delays", role="confirmation",
-        source=P.cite("§3 (most recent updates) and Thm 4.1(a) at Cor. 4.1", "[INFERRED]"),
+        source=P.cite("Sec. 3 (most recent updates) and Thm 4.1(a) at Cor. 4.1", "[INFERRED]"),
         statement=r"\mathrm{AFBO}:\ \mathbb{E}\|x^T - x^*\|^2 \propto T^{-1/2};\ "
                   r"\mathrm{naive\ asynchronous}:\ \mathrm{plateau}",
         kind="contrast", variable="T", quantity=r"\mathbb{E}\|x^T - x^*\|^2",
@@ -671,7 +671,7 @@ CLAIMS += [
     ),
     P.claim(
         "heterogeneous_local_iterations", role="confirmation",
-        source=P.cite("Thm 4.1(a) (E^t) / §3 aligned update", "[INFERRED]"),
+        source=P.cite("Thm 4.1(a) (E^t) / Sec. 3 aligned update", "[INFERRED]"),
         statement=r"\mathbb{E}\|x^T - x^*\|^2 = \mathcal{O}(T^{-1/2})\quad"
                   r"(E_i \in \{1, 2, 3, 5\},\ \eta = 1/\sqrt{T})",
         kind="at_most", variable="T", quantity=r"\mathbb{E}\|x^T - x^*\|^2",
