@@ -1,0 +1,123 @@
+"""Write the claims catalogue as Markdown: ``python -m bilevel_theory.verify.catalogue_doc
+docs/claims.md``.
+
+One section per paper (claim-id prefix), one table per role (confirmation, finding, control):
+id, kind, statement, source, expected verdict, mutants (``name: change``), the readings the
+claim touches.  The page is generated from the claims themselves, never typed; regenerate it
+after changing a claims module.  ``--catalogue module:ATTRIBUTE`` documents another collection
+(e.g. a plug-in's); by default the papers' claims modules of this package (installed plug-ins
+and run-time registrations are left out, so the page does not depend on the environment).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from .claim import ROLES, Claim
+from .claims import EXCLUDED, load
+from .kit import PAPERS
+
+COMMAND = "python -m bilevel_theory.verify.catalogue_doc docs/claims.md"
+
+
+def package_claims() -> dict[str, Claim]:
+    """The claims of this package's paper modules (``verify/claims/<paper>.py``), in the
+    catalogue's order (modules sorted by name, claims in declaration order)."""
+    from . import claims as package  # noqa: PLC0415
+
+    out: dict[str, Claim] = {}
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.name.startswith("_") or info.name in EXCLUDED:
+            continue
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for claim in getattr(module, "CLAIMS", None) or ():
+            out[claim.id] = claim
+    return out
+
+
+def _cell(text: str) -> str:
+    """Text for one table cell: one line, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", r"\|")
+
+
+def _math(latex: str) -> str:
+    r"""LaTeX for ``$…$`` inside a table cell: ``\|`` and ``|`` written as ``\Vert`` and
+    ``\vert`` (a table would split at a pipe)."""
+    latex = " ".join(latex.split()).replace(r"\|", r"\Vert ").replace("|", r"\vert ")
+    return f"${latex}$" if latex else ""
+
+
+def _mutants(claim: Claim) -> str:
+    return "<br>".join(f"`{m.name}`: {_cell(m.change)}" for m in claim.mutants) or "—"
+
+
+def _row(claim: Claim) -> str:
+    touches = ", ".join(claim.touches) or "—"
+    cells = [f"`{claim.id}`", claim.kind, _math(claim.statement), _cell(claim.source),
+             claim.expected, _mutants(claim), _cell(touches)]
+    return "| " + " | ".join(cells) + " |"
+
+
+HEADER = ("| id | kind | statement | source | expected | mutants (name: change) | touches |\n"
+          "|---|---|---|---|---|---|---|")
+
+
+def render(claims: Mapping[str, Claim] | Iterable[Claim], command: str = COMMAND) -> str:
+    """The Markdown page for ``claims``."""
+    items = list(claims.values()) if isinstance(claims, Mapping) else list(claims)
+    papers: dict[str, list[Claim]] = {}
+    for c in items:
+        papers.setdefault(c.id.split(".", 1)[0], []).append(c)
+    counts = {r: sum(c.role == r for c in items) for r in ROLES}
+    lines = [
+        "# Claims catalogue",
+        "",
+        f"Generated from the claims modules by `{command}`; do not edit by hand.",
+        "",
+        f"{len(items)} claims ({', '.join(f'{n} {r}s' for r, n in counts.items())}), "
+        f"{sum(len(c.mutants) for c in items)} mutants.  Roles: a *confirmation* is the "
+        "paper's statement, expected to hold; a *finding* is a statement expected to be "
+        "violated (the reason is in the claim); a *control* checks this toolkit's own code "
+        "and says nothing about the paper.  A confirmation must be `violated` under each of "
+        "its mutants, a finding must `hold` under each (the mutant repairs the error).  "
+        "*touches*: the readings (`docs/papers.md`) the claim depends on.  Run one with "
+        "`bilevel-theory verify ID --mutants`.",
+    ]
+    for key, group in papers.items():
+        paper = PAPERS.get(key)
+        title = f"{paper.name} — {paper.citation}" if paper else group[0].paper or key
+        lines += ["", f"## {title}", ""]
+        for role in ROLES:
+            rows = [c for c in group if c.role == role]
+            if not rows:
+                continue
+            lines += [f"### {role.capitalize()}s ({len(rows)})", "", HEADER,
+                      *(_row(c) for c in rows), ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bilevel_theory.verify.catalogue_doc",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", nargs="?", default="-",
+                        help="Markdown file to write ('-': standard output)")
+    parser.add_argument("--catalogue", default=None,
+                        help="'module:ATTRIBUTE' of another collection of claims")
+    args = parser.parse_args(argv)
+    claims = load(args.catalogue) if args.catalogue else package_claims()
+    text = render(claims)
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote {args.out}: {len(claims)} claims", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
