@@ -1,4 +1,4 @@
-"""``QuadraticBilevel``: random strongly-convex federated bilevel instances (DESIGN §4).
+"""``QuadraticBilevel``: random strongly-convex federated bilevel instances.
 
 Parametrization (why it covers the papers' assumptions):
 

@@ -4,7 +4,7 @@
 x-only part of ``g_i`` is ``½‖J_i x + e_i‖²``.  The upper level depends on ``y`` only:
 ``f_i(y) = ½ yᵀS y + q_iᵀy`` with ``S ≽ upper_mu·I``, so ``Φ(x) = f(J̄x + ē)``.
 Per-client ``J_i = J₀ + u_i w_iᵀ`` (rank-one, scales to 10⁶ clients) or dense ``J_i``.  FedNest eq. (7) writes
-``‖y − r_i‖²`` without the ½; §3.2 uses ½ (a [NOTE]); we take ½.
+``‖y − r_i‖²`` without the ½; §3.2 uses ½; we take ½ (reading FEDNEST-R8).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Closed-form federated quadratic problems: the shared base of every instance family.
 
-Client ``i`` holds (DESIGN §4)
+Client ``i`` holds
 
 * lower level ``g_i(x, y) = ½ yᵀA_i y − yᵀ(B_i x + c_i) + γ_i(x)`` with ``A_i ≻ 0``, where
   ``γ_i`` collects terms in ``x`` alone (they change neither ``y*`` nor any algorithm);

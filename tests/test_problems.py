@@ -4,8 +4,8 @@
 * sympy: ``y*`` and ``∇Φ`` derived symbolically (exact rationals) from the ``client(i)`` matrices;
 * the mean of the exact client gradients vanishes at ``(x, y*(x))``.
 
-Tolerances are derived from float64 rounding (``EPS`` times a scale) or are the issue's
-``1e-6`` for finite differences; upper bounds are checked with ``≤`` and say so.
+Tolerances are derived from float64 rounding (``EPS`` times a scale) or are a relative
+error of ``1e-6`` for finite differences; upper bounds are checked with ``≤`` and say so.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ import textwrap
 import numpy as np
 import pytest
 import sympy as sp
-from bilevel_theory.problems import QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
-from bilevel_theory.problems.quadratic import FederatedQuadratic
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from bilevel_theory.problems import QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
+from bilevel_theory.problems.quadratic import FederatedQuadratic
 
 EPS = np.finfo(float).eps
 CASES = [(k, s) for k in ("bilevel", "minimax", "compositional") for s in ("dense", "structured")]
@@ -98,7 +99,7 @@ def rel(a, b):
 
 # ---------------------------------------------------------------- closed forms
 def test_hypergradient_matches_finite_differences(prob):
-    """Way 1: ``(Φ(x + h e_j) − Φ(x − h e_j)) / 2h`` against ``∇Φ`` (issue: rel. err < 1e-6)."""
+    """Way 1: ``(Φ(x + h e_j) − Φ(x − h e_j)) / 2h`` against ``∇Φ`` (rel. err < 1e-6)."""
     rng = np.random.default_rng(1)
     for x in rng.standard_normal((4, prob.dim_x)) * [[0.1], [1.0], [3.0], [10.0]]:
         fd = fd_grad(prob.phi, x, 1e-3 * max(1.0, np.linalg.norm(x)))
@@ -204,7 +205,7 @@ def test_x_star_is_stationary(prob):
 
 def test_fednest_instance_structure():
     """FedNest §4.3: A = I, B_i = −t_i I with t_i ∈ (0, 0.1), centred b_i, x* = 0, y* = −Āx,
-    ``Φ(x) = ½‖Āx‖² + (λ/2)‖x‖²`` ([NOTE] in PAPERS.md)."""
+    ``Φ(x) = ½‖Āx‖² + (λ/2)‖x‖²`` (reading FEDNEST-R5)."""
     prob = make("fednest", clients=40, dim_x=3, heterogeneity=2.0)
     mats = [prob.client(i) for i in range(40)]
     t = np.array([-m["B"][0, 0] for m in mats])

@@ -1,4 +1,4 @@
-"""The checker on synthetic data with known right and wrong laws (DESIGN §7).
+"""The checker on synthetic data with known right and wrong laws.
 
 Synthetic measurements are ``law(x) · L`` with ``L`` a mean-one log-normal noise, so each
 point's expected mean is exactly the law; "right" data must give ``holds``, "wrong" data must
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from bilevel_theory.verify import Claim, Law, check, fit
 from bilevel_theory.verify.claims.demo import DEMO_CLAIMS
 from bilevel_theory.verify.verdict import assess

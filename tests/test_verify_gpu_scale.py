@@ -1,4 +1,4 @@
-"""The ``full`` budget's GPU plan (issue #6): with ``--backend cupy`` the n-claims run on
+"""The ``full`` budget's GPU plan: with ``--backend cupy`` the n-claims run on
 ``m = 10⁶`` clients with ``n`` up to ``10⁵``; every other budget and backend is unchanged.
 
 The plumbing is tested on the CPU by letting the runner accept ``backend="cupy"`` for a
@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 import pytest
+
 from bilevel_theory.verify import CLAIMS
 from bilevel_theory.verify import runner as runner_module
 from bilevel_theory.verify.claim import Claim, GpuScale, Law

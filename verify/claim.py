@@ -1,4 +1,4 @@
-"""The claim data model (DESIGN §7): a paper's stated result as data that can be checked.
+"""The claim data model: a paper's stated result as data that can be checked.
 
 A :class:`Claim` names its source, its statement, a ``measure`` function that runs the
 experiment at one sweep point, the swept variable and its grid per budget, the assertion kind,
@@ -58,8 +58,8 @@ GPU_BACKEND = "cupy"
 
 @dataclass(frozen=True)
 class GpuScale:
-    """The ``full`` budget of a claim when a GPU runs it (DESIGN §7: "full: large client counts,
-    GPU or a cluster"; issue #6: ``m = 10⁶`` clients, ``n`` up to ``10⁵``).
+    """The ``full`` budget of a claim when a GPU runs it: large client counts
+    (e.g. ``m = 10⁶`` clients, ``n`` up to ``10⁵``) that a CPU run cannot reach.
 
     Attributes:
         grid: the sweep values replacing ``grid["full"]``.
@@ -132,7 +132,8 @@ class Claim:
     Attributes:
         id: ``"<paper>.<name>"``, e.g. ``"fedmbo.phe_variance_vs_clients"``.
         paper: short paper name (``"FedMBO 2023"``).
-        source: seed file and result, with its tag: ``"001_2f8be2fcf2864762.txt, Prop. 3 [TEXT]"``.
+        source: paper and result, with its tag (``kit.PaperClaims.cite``):
+            ``"Huang, Zhang & Ji, ICML 2023 (arXiv:2302.05412), Prop. 3 [TEXT]"``.
         statement: the result in LaTeX.
         kind: one of :data:`KINDS`.
         variable: the swept variable's name in the paper's notation (``"n"``, ``"K"``, ``"N"``).

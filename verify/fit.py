@@ -1,4 +1,4 @@
-"""Slope fits with a bootstrap interval over replicates (DESIGN §7, "Fitting").
+"""Slope fits with a bootstrap interval over replicates.
 
 :func:`fit` takes one array of per-replicate measurements per sweep point and fits a line to
 the per-point replicate means:

@@ -1,4 +1,4 @@
-"""Verdicts: the assertion kinds of DESIGN §7 turned into ``holds | violated | inconclusive``.
+"""Verdicts: the assertion kinds of a claim turned into ``holds | violated | inconclusive``.
 
 Entry point: :func:`assess` ``(claim, x, metrics) -> Assessment``, where ``metrics[i]`` is the
 dict of per-replicate arrays measured at sweep value ``x[i]`` (``"value"`` always; ``"contrast"``,
