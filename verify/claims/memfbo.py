@@ -334,6 +334,7 @@ def memory(tau, replicates, seed, backend="numpy", *, mutant=None):
               sampled_clients=P_PARTIAL)
     out = ledger_totals(tr, ("rounds", "grad_calls", "state_bytes"))
     out["value"] = out["state_bytes"].copy()
+    out["predicted"] = np.full(replicates, float(LAW_MEMORY.value))  # the law's count
     return out
 
 
@@ -351,6 +352,7 @@ def second_order_calls(tau, replicates, seed, backend="numpy", *, mutant=None):
     out = ledger_totals(tr)
     out["value"] = (out["hvp_calls"] + out["jvp_calls"]) / SECOND_ORDER_ROUNDS
     out["grad_calls_per_round"] = out["grad_calls"] / SECOND_ORDER_ROUNDS
+    out["predicted"] = np.full(replicates, float(LAW_SECOND_ORDER.value))  # the law's count
     return out
 
 
