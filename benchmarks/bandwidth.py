@@ -156,8 +156,19 @@ def hvp_case(storage: str, dim: int, clients: int, replicates: int, sampled_clie
             pinned = adjacent(*interleaved(lib, backend, copy_bytes, 3))
             with blas_pinning(False):
                 unpinned = adjacent(*interleaved(lib, backend, copy_bytes, 3))
+            # what the pinning protects: one unblocked BLAS product over all R·n rows
+            # (the shape the earlier library path used), pinned and at the BLAS default
+            whole = whole_product(prob.A, v)
+            if whole is not None:
+                with single_thread_blas:
+                    whole_pinned, _ = best_of(whole, backend, 3, 5.0)
+                whole_default, _ = best_of(whole, backend, 3, 5.0)
         row["contended"] = dict(busy_processes=len(procs), pinned=pinned,
                                 unpinned=unpinned, blas_threads_unpinned=_blas_threads())
+        if whole is not None:
+            row["contended"]["unblocked_product_ns_per_row"] = dict(
+                pinned=whole_pinned / rows * 1e9, blas_default=whole_default / rows * 1e9,
+                what="v @ U (EigenScaled) or v @ M0ᵀ-sized product over all rows, one call")
     if backend == "numpy":
         row["breakdown"] = {k: rate(t) for k, t in stages(prob.A, idx, v, repeats).items()}
         if variants:
@@ -194,6 +205,14 @@ def stages(family, idx, v, repeats: int) -> dict[str, float]:
         out["batched M_i @ v"] = t(lambda: (Mi @ v[..., None])[..., 0])
     out["copy of v (reference)"] = t(lambda: v.copy())
     return out
+
+
+def whole_product(family, v):
+    """``v @ U`` over all rows in one BLAS call (``EigenScaled``), else ``None``."""
+    if isinstance(family, EigenScaled):
+        U = family.U
+        return lambda: v @ U
+    return None
 
 
 def _blas_threads() -> list[int]:

@@ -174,6 +174,10 @@ def run_suite(quick: bool = False, backend: str = "numpy", sections=SECTIONS,
                     f"{100 * c['pinned']['fraction_of_adjacent_copy']:.0f}%, unpinned (BLAS "
                     f"threads {c['blas_threads_unpinned']}) "
                     f"{100 * c['unpinned']['fraction_of_adjacent_copy']:.0f}%")
+                w = c.get("unblocked_product_ns_per_row")
+                if w:
+                    log(f"    one unblocked v @ U over all rows: pinned {w['pinned']:.1f} ns/row, "
+                        f"BLAS default {w['blas_default']:.1f} ns/row")
 
     doc["fednest_loop"] = []
     if "fednest_loop" in sections and backend == "numpy":

@@ -99,6 +99,15 @@ def tables(doc: dict[str, Any]) -> str:
                          f"{100 * c.get('fraction_of_adjacent_copy', float('nan')):.0f}% | "
                          f"{c['gflops']:.2f} | "
                          f"{bound(c, copy, peak) if peak else ''} | {pin} | {unpin} |")
+        whole = [(c, c["contended"]["unblocked_product_ns_per_row"]) for c in doc["bandwidth"]
+                 if c.get("contended", {}).get("unblocked_product_ns_per_row")]
+        if whole:
+            lines += ["", "What the pinning protects, under the same busy processes: one "
+                      "unblocked `v @ U` over all rows (the earlier library path's first "
+                      "product) — " + "; ".join(
+                          f"{c['storage']} d={c['dim']}: {w['pinned']:.1f} ns/row pinned vs "
+                          f"{w['blas_default']:.1f} ns/row at the BLAS default"
+                          for c, w in whole) + "."]
         lines.append("")
     if doc.get("fednest_loop"):
         lines += ["**FedNest epoch: per-client federated code vs the toolkit** (all clients "

@@ -29,8 +29,9 @@ from array_api_compat import array_namespace
 from .backend import Backend, single_thread_blas
 
 CHUNK = 65_536  # clients per chunk when a host-side statistic scans all clients
-#: float64 numbers per temporary of one block of the fused host products (128 KiB: in L2)
-BLOCK_ELEMENTS = 16_384
+#: float64 numbers per scratch buffer of one block of the fused host products (320 KiB: in L2);
+#: a block holds ``BLOCK_ELEMENTS // (numbers per row of its largest buffer)`` client-rows
+BLOCK_ELEMENTS = 40_960
 
 
 def _host(*arrays) -> bool:
@@ -38,21 +39,27 @@ def _host(*arrays) -> bool:
     return all(isinstance(a, np.ndarray) for a in arrays)
 
 
-def _blocked(idx, v, d_out: int, kernel) -> np.ndarray:
-    """``kernel(i, x, o)`` over blocks of client-rows: ``i`` the block's client indices (1-D),
-    ``x`` its vectors ``(k, d_in)``, ``o`` the output rows ``(k, d_out)`` to fill.  ``idx`` and
-    ``v[..., :-1]`` broadcast to the batch shape; returns ``batch + (d_out,)``."""
+def _blocked(idx, v, d_out: int, kernel, scratch=()) -> np.ndarray:
+    """``kernel(i, x, o, *buffers)`` over blocks of client-rows: ``i`` the block's client
+    indices (1-D), ``x`` its vectors ``(k, d_in)``, ``o`` the output rows ``(k, d_out)`` to
+    fill, ``buffers`` preallocated scratch arrays of shapes ``(k, *tail)`` for each ``tail`` in
+    ``scratch`` (allocated once per call, reused by every block).  ``idx`` and ``v[..., :-1]``
+    broadcast to the batch shape; returns ``batch + (d_out,)``."""
     d_in = v.shape[-1]
     batch = np.broadcast_shapes(idx.shape, v.shape[:-1])
     out = np.empty(batch + (d_out,), dtype=np.result_type(v, np.float64))
     flat_i = np.broadcast_to(idx, batch).reshape(-1)
     flat_v = np.broadcast_to(v, batch + (d_in,)).reshape(-1, d_in)
     flat_o = out.reshape(-1, d_out)
-    step = max(64, BLOCK_ELEMENTS // max(d_in, d_out, 1))
+    widest = max([d_in, d_out, 1] + [int(np.prod(t)) for t in scratch])
+    step = max(16, BLOCK_ELEMENTS // widest)
+    step = min(step, max(flat_i.size, 1))
+    buffers = [np.empty((step, *t)) for t in scratch]
     with single_thread_blas:
         for s in range(0, flat_i.size, step):
-            e = s + step
-            kernel(flat_i[s:e], flat_v[s:e], flat_o[s:e])
+            e = min(s + step, flat_i.size)
+            k = e - s
+            kernel(flat_i[s:e], flat_v[s:e], flat_o[s:e], *(b[:k] for b in buffers))
     return out
 
 
@@ -156,17 +163,19 @@ class Dense(Family):
     def mv(self, idx, v):
         M = self.M
         if _host(M, v, idx):
-            def kernel(i, x, o):  # gathered (k, d_out, d_in) block stays in cache
-                np.matmul(M.take(i, axis=0), x[:, :, None], out=o[:, :, None])
-            return _blocked(idx, v, M.shape[1], kernel)
+            def kernel(i, x, o, Mi):  # gathered (k, d_out, d_in) block stays in cache
+                np.take(M, i, axis=0, out=Mi)
+                np.matmul(Mi, x[:, :, None], out=o[:, :, None])
+            return _blocked(idx, v, M.shape[1], kernel, (M.shape[1:],))
         return (M.take(idx, axis=0) @ v[..., None])[..., 0]
 
     def rmv(self, idx, u):
         M = self.M
         if _host(M, u, idx):
-            def kernel(i, x, o):
-                np.matmul(x[:, None, :], M.take(i, axis=0), out=o[:, None, :])
-            return _blocked(idx, u, M.shape[2], kernel)
+            def kernel(i, x, o, Mi):
+                np.take(M, i, axis=0, out=Mi)
+                np.matmul(x[:, None, :], Mi, out=o[:, None, :])
+            return _blocked(idx, u, M.shape[2], kernel, (M.shape[1:],))
         return (u[..., None, :] @ M.take(idx, axis=0))[..., 0, :]
 
     def mean(self) -> np.ndarray:
@@ -209,11 +218,13 @@ class EigenScaled(Family):
                 W = np.swapaxes(np.matmul(v, U), -1, -2) * UT  # (..., d, d)
                 return np.matmul(a.take(idx, axis=0), W)
 
-        def kernel(i, x, o):
-            w = np.matmul(x, U)
-            w *= a.take(i, axis=0)
+        def kernel(i, x, o, w, g):
+            np.matmul(x, U, out=w)
+            np.take(a, i, axis=0, out=g)
+            np.multiply(w, g, out=w)
             np.matmul(w, UT, out=o)
-        return _blocked(idx, v, U.shape[0], kernel)
+        d = U.shape[0]
+        return _blocked(idx, v, d, kernel, ((d,), (d,)))
 
     rmv = mv  # symmetric
 
@@ -281,12 +292,15 @@ def _rank_one(M0T, left, right, idx, v):
             out += base
             return out
 
-    def kernel(i, x, o):
+    def kernel(i, x, o, gr, gl, coef):
         np.matmul(x, M0T, out=o)
-        g = left.take(i, axis=0)
-        g *= np.vecdot(right.take(i, axis=0), x)[:, None]
-        o += g
-    return _blocked(idx, v, M0T.shape[1], kernel)
+        np.take(right, i, axis=0, out=gr)
+        np.vecdot(gr, x, out=coef[:, 0])
+        np.take(left, i, axis=0, out=gl)
+        np.multiply(gl, coef, out=gl)
+        o += gl
+    d_in, d_out = M0T.shape
+    return _blocked(idx, v, d_out, kernel, ((d_in,), (d_out,), (1,)))
 
 
 def _dot(a, b):
