@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -115,9 +116,29 @@ class Backend:
         return self.module.asnumpy(a)
 
 
+#: backends registered under names outside :data:`BACKENDS` (e.g. a test double of a device)
+_REGISTERED: dict[str, Callable[[], Backend]] = {}
+
+
+def register_backend(name: str, factory: Callable[[], Backend]) -> None:
+    """Make ``get_backend(name)`` return ``factory()`` (called once, then cached) for a name
+    outside :data:`BACKENDS`, e.g. a host double of a device backend used by tests; the
+    built-in names cannot be replaced and a name cannot be given a second factory."""
+    if not isinstance(name, str) or not name or name in BACKENDS:
+        raise ValueError(f"`name` must be a new backend name (not one of {BACKENDS}), "
+                         f"got {name!r}")
+    if not callable(factory):
+        raise TypeError(f"`factory` must be callable, got {factory!r}")
+    if _REGISTERED.get(name, factory) is not factory:
+        raise ValueError(f"backend {name!r} is already registered")
+    _REGISTERED[name] = factory
+
+
 @functools.cache
 def get_backend(name: str = "numpy") -> Backend:
     """Resolve a backend by name; a missing CuPy or GPU is a clear error, never a fallback."""
+    if isinstance(name, str) and name in _REGISTERED:
+        return _REGISTERED[name]()
     if not isinstance(name, str) or name not in BACKENDS:
         raise ValueError(f"`backend` must be one of {BACKENDS}, got {name!r}")
     if name == "numpy":
