@@ -58,3 +58,22 @@ def test_the_toy_plugin_declares_valid_claims(on_path):
 def teardown_module():
     for name in [m for m in sys.modules if m == "new_paper_template" or m.startswith("toy_plugin")]:
         sys.modules.pop(name)
+
+
+def test_the_catalogue_page_is_generated_from_claims(tmp_path):
+    """``python -m bilevel_theory.verify.catalogue_doc``: one row per claim, grouped by paper
+    and role, with its mutants; a pipe in a statement does not split the table."""
+    from bilevel_theory.verify.catalogue_doc import main, render
+    from bilevel_theory.verify.claims.demo import DEMO_CLAIMS
+
+    text = render(DEMO_CLAIMS)
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    assert len(rows) == len(DEMO_CLAIMS)
+    for c in DEMO_CLAIMS:
+        (row,) = [r for r in rows if r.startswith(f"| `{c.id}`")]
+        assert row.replace(r"\|", "").count("|") == 8, row  # 7 cells
+        assert all(f"`{m.name}`" in row for m in c.mutants)
+    out = tmp_path / "claims.md"
+    assert main([str(out), "--catalogue",
+                 "bilevel_theory.verify.claims.demo:DEMO_CLAIMS"]) == 0
+    assert out.read_text() == text
