@@ -75,7 +75,7 @@ class Context:
         many vectors each client receives per array when the arrays hold several per client
         (e.g. one per estimator chain it serves); the downlink then adds their mean."""
         if vectors is not None:
-            self.downlink += len(arrays) * float(self.xp.mean(vectors * 1.0))
+            self.downlink += len(arrays) * self.scalar(self.xp.mean(vectors * 1.0))
             return
         self.downlink += len(arrays) * self._fraction(active)
 
@@ -97,10 +97,10 @@ class Context:
             sending = 1.0
         else:
             means = tuple(_weighted_mean(xp, a, weights, axis) for a in client_arrays)
-            sending = float(xp.mean(xp.astype(weights > 0, xp.float64)))
+            sending = self.scalar(xp.mean(xp.astype(weights > 0, xp.float64)))
         self.rounds += frac
         if vectors is not None:
-            self.uplink += len(client_arrays) * float(xp.mean(vectors * 1.0))
+            self.uplink += len(client_arrays) * self.scalar(xp.mean(vectors * 1.0))
             return means[0] if len(means) == 1 else means
         self.uplink += len(client_arrays) * sending * frac
         return means[0] if len(means) == 1 else means
@@ -108,7 +108,12 @@ class Context:
     def _fraction(self, active: Any) -> float:
         if active is None:
             return 1.0
-        return float(self.xp.mean(self.xp.astype(active, self.xp.float64)))
+        return self.scalar(self.xp.mean(self.xp.astype(active, self.xp.float64)))
+
+    def scalar(self, value: Any) -> float:
+        """A 0-d array of the run's backend as a host float: an explicit device → host
+        transfer (one synchronisation on a GPU), never an implicit ``float(array)``."""
+        return float(self.oracle.backend.to_numpy(value))
 
     def hold(self, *dims: int) -> None:
         """Record that a client holds vectors of these dimensions at once (float64 bytes)."""

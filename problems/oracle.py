@@ -128,7 +128,7 @@ class Oracle:
         while True:  # resample duplicates; each pass keeps ≥ half unique (no per-client loop)
             dup = xp.zeros(idx.shape, dtype=bool)
             dup[:, 1:] = idx[:, 1:] == idx[:, :-1]
-            count = int(dup.sum())
+            count = int(self.backend.to_numpy(dup.sum()))
             if count == 0:
                 break
             idx[dup] = self.rng.integers(0, m, size=count)
@@ -183,7 +183,10 @@ class Oracle:
 
     def _count(self, exact, samples: int, count: Any) -> float:
         reps = exact.shape[0] if exact.ndim >= 3 else 1
-        n = exact.size // exact.shape[-1] if count is None else float(count.sum())
+        if count is None:
+            n = exact.size // exact.shape[-1]
+        else:  # an explicit device → host transfer (one synchronisation on a GPU)
+            n = float(self.backend.to_numpy(count.sum()))
         return samples * float(n) / reps
 
     def _second_order(self, exact, v, kind: str, count: Any) -> Any:
