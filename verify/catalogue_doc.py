@@ -1,7 +1,7 @@
 """Write the claims catalogue as Markdown: ``python -m bilevel_theory.verify.catalogue_doc
 docs/claims.md``.
 
-One section per paper (claim-id prefix), one table per role (confirmation, finding, control):
+One section per paper, one table per role (confirmation, finding, control):
 id, kind, statement, source, expected verdict, mutants (``name: change``), the readings the
 claim touches.  The page is generated from the claims themselves, never typed; regenerate it
 after changing a claims module.  ``--catalogue module:ATTRIBUTE`` documents another collection
@@ -70,9 +70,10 @@ HEADER = ("| id | kind | statement | source | expected | mutants (name: change) 
 def render(claims: Mapping[str, Claim] | Iterable[Claim], command: str = COMMAND) -> str:
     """The Markdown page for ``claims``."""
     items = list(claims.values()) if isinstance(claims, Mapping) else list(claims)
-    papers: dict[str, list[Claim]] = {}
+    papers: dict[str, list[Claim]] = {}  # by paper name (several id prefixes may share one)
     for c in items:
-        papers.setdefault(c.id.split(".", 1)[0], []).append(c)
+        papers.setdefault(c.paper or c.id.split(".", 1)[0], []).append(c)
+    by_name = {p.name: p for p in PAPERS.values()}
     counts = {r: sum(c.role == r for c in items) for r in ROLES}
     lines = [
         "# Claims catalogue",
@@ -89,8 +90,8 @@ def render(claims: Mapping[str, Claim] | Iterable[Claim], command: str = COMMAND
         "`bilevel-theory verify ID --mutants`.",
     ]
     for key, group in papers.items():
-        paper = PAPERS.get(key)
-        title = f"{paper.name} — {paper.citation}" if paper else group[0].paper or key
+        paper = by_name.get(key) or PAPERS.get(key)
+        title = f"{paper.name} — {paper.citation}" if paper else key
         lines += ["", f"## {title}", ""]
         for role in ROLES:
             rows = [c for c in group if c.role == role]
