@@ -141,18 +141,21 @@ class DelayModel:
         """Integer gaps ``≥ 1`` for every entry of ``shape`` (only updating entries are used)."""
         raise NotImplementedError
 
-    def start(self, xp, rng, replicates: int, clients: int) -> DelayProcess:
-        """A fresh process for ``replicates × clients``."""
+    def start(self, xp, rng, replicates: int, clients: int,
+              to_host: Any = np.asarray) -> DelayProcess:
+        """A fresh process for ``replicates × clients``; ``to_host`` brings a 0-d array of
+        ``xp`` to the host (``backend.to_numpy``)."""
         self.check(clients)
-        return DelayProcess(self, xp, rng, replicates, clients)
+        return DelayProcess(self, xp, rng, replicates, clients, to_host)
 
 
 class DelayProcess:
     """The running state of a :class:`DelayModel`: ``age`` (R, m) is the number of steps since
     each client's last upload (0 = uploaded this step); calling it advances one step."""
 
-    def __init__(self, model: DelayModel, xp, rng, replicates: int, clients: int):
-        self.model, self.xp, self.rng = model, xp, rng
+    def __init__(self, model: DelayModel, xp, rng, replicates: int, clients: int,
+                 to_host: Any = np.asarray):
+        self.model, self.xp, self.rng, self.to_host = model, xp, rng, to_host
         self._shape = (replicates, clients)
         self.step = 0
         self.next_time = xp.zeros(self._shape, dtype=xp.int64)
@@ -161,7 +164,7 @@ class DelayProcess:
     def __call__(self):
         xp = self.xp
         mask = self.next_time == self.step
-        if bool(xp.any(mask)):
+        if bool(self.to_host(xp.any(mask))):  # explicit transfer: one sync per step on a GPU
             gaps = self.model.gaps(xp, self.rng, self._shape, first=self.step == 0)
             self.next_time = xp.where(mask, self.step + gaps, self.next_time)
         self.age = xp.where(mask, 0, self.age + 1)
@@ -593,8 +596,9 @@ class AFBO(Algorithm):
     def init(self, ctx: Context):
         xp, R, m, p = ctx.xp, ctx.replicates, self.problem.clients, self.problem
         state = self.starting_point(ctx)
-        state["outer_process"] = self._delay.start(xp, ctx.rng, R, m)
-        state["inner_process"] = self._inner_delay.start(xp, ctx.rng, R, m)
+        to_host = ctx.oracle.backend.to_numpy
+        state["outer_process"] = self._delay.start(xp, ctx.rng, R, m, to_host)
+        state["inner_process"] = self._inner_delay.start(xp, ctx.rng, R, m, to_host)
         if self.aggregation == "recent":
             z = lambda d: xp.zeros((R, m, d))  # noqa: E731  (filled at step 0: all upload)
             state.update(G_tab=z(p.dim_y), H_tab=z(p.dim_x), fy_tab=z(p.dim_y),

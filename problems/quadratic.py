@@ -148,12 +148,14 @@ class FederatedQuadratic:
         return out
 
     def _x(self, x: Any) -> Any:
-        return check_vector("x", x, self.dim_x, self.xp)
+        return check_vector("x", x, self.dim_x, self.xp, self.backend.to_numpy)
 
     def _xy(self, x: Any, y: Any, xp: Any = None) -> tuple[Any, Any]:
         """Validated ``x, y`` whose batch axes broadcast together."""
         xp = self.xp if xp is None else xp
-        x, y = check_vector("x", x, self.dim_x, xp), check_vector("y", y, self.dim_y, xp)
+        to_host = self.backend.to_numpy if xp is self.xp else None
+        x, y = (check_vector("x", x, self.dim_x, xp, to_host),
+                check_vector("y", y, self.dim_y, xp, to_host))
         check_batch(("x", x), ("y", y))
         return x, y
 

@@ -56,15 +56,19 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     return value
 
 
-def check_vector(name: str, value: Any, dim: int, xp: Any = np) -> Any:
-    """A finite float array whose last axis has length ``dim`` (leading batch axes allowed)."""
+def check_vector(name: str, value: Any, dim: int, xp: Any = np, to_host: Any = None) -> Any:
+    """A finite float array whose last axis has length ``dim`` (leading batch axes allowed).
+
+    ``to_host`` (e.g. ``backend.to_numpy``) brings the finiteness flag of a device array to
+    the host explicitly; without it the flag is converted by ``bool`` (host arrays)."""
     try:
         arr = xp.asarray(value, dtype=xp.float64)
     except (TypeError, ValueError) as err:
         raise TypeError(f"`{name}` must be an array of floats, got {type(value).__name__}") from err
     if arr.ndim == 0 or arr.shape[-1] != dim:
         raise ValueError(f"`{name}` must have last dimension {dim}, got shape {tuple(arr.shape)}")
-    if not bool(xp.all(xp.isfinite(arr))):
+    finite = xp.all(xp.isfinite(arr))
+    if not bool(finite if to_host is None else to_host(finite)):
         raise ValueError(f"`{name}` must be finite (no NaN or inf)")
     return arr
 
