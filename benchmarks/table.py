@@ -166,10 +166,10 @@ def figures(doc: dict[str, Any], out: Path = HERE / "figures") -> list[Path]:
         ax.loglog(xs, [min(peak, x * copy) for x in xs], "k-", label="roof (copy bw, peak)")
         for c, x in zip(doc["bandwidth"], ai):
             label = f"{c['storage']} d={c['dim']}"
-            ax.loglog([x], [c["gflops"]], "o", label=f"{label} quiet")
+            ax.loglog([x], [c["gflops"]], "o", label=f"{label} (shared machine)")
             if "contended" in c:
                 ax.loglog([x], [c["contended"]["pinned"]["gflops"]], "^",
-                          label=f"{label} busy cores (pinned)")
+                          label=f"{label} + busy processes (pinned)")
         ax.set_xlabel("flops per byte (compulsory traffic)")
         ax.set_ylabel("GFLOP/s")
         ax.set_title("Batched Hessian-vector product: roofline")
