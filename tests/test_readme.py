@@ -33,3 +33,13 @@ def test_generated_blocks_are_filled():
     for name in ("findings", "verdicts", "knobs", "hyperparameters"):
         block = re.search(rf"<!-- BEGIN {name} -->\n(.*?)<!-- END {name} -->", text, re.S)
         assert block and block.group(1).strip(), f"README block {name!r} is empty"
+
+
+def test_the_papers_page_lists_every_reading():
+    """``docs/papers.md`` indexes every reading id defined in the per-paper pages."""
+    docs = README.parent / "docs"
+    index = (docs / "papers.md").read_text(encoding="utf-8")
+    for page in sorted((docs / "papers").glob("*.md")):
+        defined = set(re.findall(r"\*\*([A-Z]+-[RIL]\d+)\b", page.read_text(encoding="utf-8")))
+        missing = sorted(r for r in defined if f"`{r}`" not in index)
+        assert not missing, f"{page.name}: readings missing from docs/papers.md: {missing}"
