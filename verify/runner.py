@@ -40,7 +40,8 @@ import platform
 import sys
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -50,6 +51,7 @@ import numpy as np
 
 from .claim import BUDGETS, Claim
 from .claims import is_registered_at_runtime, load, select
+from .executor import Executor, Task, WorkersLost
 from .fit import N_BOOT, Fit
 from .store import ResultsStore, versions
 from .verdict import assess
@@ -179,23 +181,6 @@ class MeasureError(RuntimeError):
     reported with its traceback, naming the claim, the point and the seed)."""
 
 
-@dataclass(frozen=True)
-class Task:
-    """One sweep point of one claim."""
-
-    claim_id: str
-    catalogue: str | None
-    claim: Claim | None  # sent only when the claim is not in the named catalogue
-    budget: str
-    index: int
-    x: float
-    replicates: int
-    seed: int
-    base_seed: int
-    backend: str
-    config_hash: str
-
-
 def _resolve(task: Task) -> Claim:
     if task.claim is not None:
         return task.claim
@@ -223,23 +208,6 @@ def run_task(task: Task) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------ executors
-
-class WorkersLost(RuntimeError):
-    """Worker processes died (killed, out of memory) while running the same points more
-    than the retries allow, or a cluster kept no worker; names the points.  The points
-    finished so far are stored: rerunning resumes."""
-
-
-class Executor:
-    """Runs tasks, yielding ``(task, rows)`` as they finish (any order)."""
-
-    def run(self, fn: Callable[[Task], list[dict]], tasks: Sequence[Task]
-            ) -> Iterator[tuple[Task, list[dict]]]:
-        raise NotImplementedError
-
-    def close(self) -> None:
-        """Release workers (stopping those still running after an interruption)."""
-
 
 class SerialExecutor(Executor):
     """In-process, in order (``workers=1``)."""
@@ -594,12 +562,20 @@ def _execute(tasks: Sequence[Task], executor: Executor, sink: Callable[[list[dic
     """Run ``tasks``, handing each point's rows to ``sink`` as it finishes; the executor is
     closed however this ends (an interruption stops its workers at once)."""
     bar = _progress(len(tasks), progress, desc)
+    lines = progress and not sys.stderr.isatty()  # CI logs: one line per finished claim
+    left = Counter(t.claim_id for t in tasks)
+    claims, started = len(left), time.perf_counter()
     finished = executor.run(run_task, tasks)
     try:
         for task, rows in finished:
             sink(rows)
             bar.set_postfix_str(task.claim_id, refresh=False)
             bar.update(1)
+            left[task.claim_id] -= 1
+            if lines and left[task.claim_id] == 0:
+                done = claims - sum(1 for v in left.values() if v)
+                print(f"{desc}: {done}/{claims} {task.claim_id} "
+                      f"({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
     finally:
         bar.close()
         try:
