@@ -33,6 +33,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from .markdown import as_float
+from .text import looks_like_prose
 
 VERDICT_COLORS = {"holds": "#1a9850", "violated": "#d73027", "inconclusive": "#7f7f7f"}
 MISSING_COLOR = "#b0b0b0"
@@ -216,16 +217,6 @@ _MATHTEXT_SUBS = (
     (r"\\!", ""),
     (r"\\frac\s*([A-Za-z0-9])\s*([A-Za-z0-9])", r"\\frac{\1}{\2}"),  # \frac1n
 )
-
-
-def looks_like_prose(text: str) -> bool:
-    """Whether ``text`` is a sentence rather than a formula (then it is not typeset)."""
-    import re  # noqa: PLC0415
-
-    stripped = re.sub(r"\\(?:text|mathrm|operatorname|mathit|textrm)\s*\{[^}]*\}", " ", text)
-    stripped = re.sub(r"\\[A-Za-z]+", " ", stripped)
-    words = re.findall(r"(?<![A-Za-z_^])[A-Za-z]{4,}(?![A-Za-z])", stripped)
-    return len(words) >= 3
 
 
 def mathtext_source(latex: str) -> str:

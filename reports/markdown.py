@@ -15,6 +15,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .text import looks_like_prose
+
 VERDICT_EMOJI = {"holds": "✅", "violated": "❌", "inconclusive": "❔", None: "⚪"}
 KIND_HELP = {
     "matches": "tight law: measured exponent within tolerance of the predicted one",
@@ -332,8 +334,6 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
 
 
 def _math(latex: str) -> list[str]:
-    from .figures import looks_like_prose  # noqa: PLC0415
-
     latex = latex.strip()
     if not latex:
         return []
@@ -353,8 +353,6 @@ def _verdict_md(e: Mapping[str, Any]) -> str:
 def _inline_math(latex: str, formula: bool = False) -> str:
     """``latex`` as GitHub inline math ``$…$`` (one line), or as text when it is prose or
     already has ``$``, or (unless ``formula``) has no LaTeX in it."""
-    from .figures import looks_like_prose  # noqa: PLC0415
-
     latex = " ".join(str(latex or "").split())
     if not latex:
         return ""

@@ -20,7 +20,7 @@ point is yielded, hence written, exactly once.  A client that loses its schedule
 reconnect for the connection timeout, then the run ends with a ``ConnectionError`` (the
 points already stored are kept; rerunning resumes).  A cluster that has no worker at all
 (every worker lost, none ever joined) for ``no_workers_timeout`` seconds ends the run with
-:class:`verify.runner.WorkersLost` (default 60 s; environment
+:class:`verify.executor.WorkersLost` (default 60 s; environment
 ``BILEVEL_THEORY_NO_WORKERS_TIMEOUT``); a worker that joins within that time resumes the run.
 
 dask is imported lazily: without it, asking for a scheduler raises
@@ -38,7 +38,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .runner import Executor, Task, WorkersLost
+from .executor import Executor, Task, WorkersLost
 
 EXTRA = "pip install 'bilevel-theory[distributed]'"
 POLL_SECONDS = 0.05
