@@ -125,6 +125,29 @@ def test_algorithm_runs_on_the_strict_backend_with_the_numpy_numbers(name, kind,
     _assert_same_trace(host, dev)
 
 
+#: options that take their own device branches (delay processes, per-client local iterations,
+#: Neumann truncations, stale weighting, sampling schemes)
+VARIANTS = [
+    ("afbo", dict(delay="sync")),
+    ("afbo", dict(delay="heavy:1.5:20", inner_delay="stragglers:0.25:3")),
+    ("afbo", dict(local_iterations="uniform:1-3", aligned=False, stale_weighting="age")),
+    ("afbo", dict(local_iterations=np.array([1, 2, 3, 1, 2, 3]), truncation="random")),
+    ("afbo", dict(truncation="series")),
+    ("fedmbo", dict(replace=False, sampled_clients=2)),
+    ("fednest", dict(replace=True, sampled_clients=3)),
+    ("memfbo", dict(sampled_clients=2)),
+]
+
+
+@pytest.mark.parametrize(("name", "hp"), VARIANTS,
+                         ids=[f"{n}-{'-'.join(map(str, h))}" for n, h in VARIANTS])
+def test_algorithm_options_on_the_strict_backend(name, hp):
+    prob = instance("bilevel", name)
+    host = bt.run(name, prob, rounds=4, replicates=3, seed=2, backend="numpy", **hp)
+    _assert_same_trace(host, bt.run(name, prob, rounds=4, replicates=3, seed=2,
+                                    backend=sb.NAME, **hp))
+
+
 @pytest.mark.parametrize("n", [2, 5])
 def test_sampling_without_replacement_on_the_device_path(n):
     """Both without-replacement samplers (argsort of keys for ``n ≥ m/8``, rejection of
