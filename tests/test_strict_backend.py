@@ -125,6 +125,20 @@ def test_algorithm_runs_on_the_strict_backend_with_the_numpy_numbers(name, kind,
     _assert_same_trace(host, dev)
 
 
+@pytest.mark.parametrize(("name", "kind"), [c.values[:2] for c in CASES if c.values[2] == "dense"],
+                         ids=[c.id.rsplit("-", 1)[0] for c in CASES if c.values[2] == "dense"])
+def test_synchronisations_do_not_grow_with_replicates(name, kind):
+    """The explicit device → host transfers of a run (ledger counts, control flow) are per
+    round or per step, never per replicate: the same count for 2 and for 7 replicates."""
+    prob = instance(kind, name)
+    counts = []
+    for replicates in (2, 7):
+        before = sb.SYNCS["count"]
+        bt.run(name, prob, rounds=2, replicates=replicates, seed=3, backend=sb.NAME)
+        counts.append(sb.SYNCS["count"] - before)
+    assert counts[0] == counts[1], f"{name}: {counts[0]} syncs with 2 replicates, {counts[1]} with 7"
+
+
 #: options that take their own device branches (delay processes, per-client local iterations,
 #: Neumann truncations, stale weighting, sampling schemes)
 VARIANTS = [
