@@ -556,3 +556,150 @@ class LocalBSGVRM(_GaoBase):
 
 
 REGISTERED = (LocalBSGM, LocalBSGVRM)
+
+
+# =============================================================================================
+# Theory: the bounds of Gao, arXiv preprint 2022 (Thms 1–2, Cors 1–2), as sympy expressions.
+# ``bilevel_theory.rates.BOUNDS`` collects them by name; ``rates.law_for`` derives the claims'
+# laws from them.  Built on demand, so that importing the algorithm does not import sympy.
+# =============================================================================================
+
+THEORY_PAPER = "Gao 2022"
+THEORY_CITATION = "Gao, arXiv preprint 2022 (arXiv:2204.13299)"
+
+
+def bounds() -> list:
+    """The stated bounds of Gao, arXiv preprint 2022, Thms 1–2, Cors 1–2, as
+    :class:`bilevel_theory.rates.Bound` objects (names ``"gao.<result>"``)."""
+    import sympy as sp  # noqa: PLC0415
+
+    from bilevel_theory.rates import (  # noqa: PLC0415
+        D0,
+        L0,
+        L1,
+        Bound,
+        Delta,
+        Delta_Q,
+        G,
+        K,
+        L_hat,
+        L_tilde,
+        Q,
+        T,
+        alpha,
+        beta,
+        c_eta,
+        c_p,
+        c_rho,
+        c_T,
+        delta,
+        eps,
+        eta,
+        kappa,
+        mu,
+        p,
+        rho1,
+        rho2,
+        sigma,
+        theta,
+    )
+
+    out: list = []
+
+    def _add(b: Bound) -> Bound:
+        out.append(b)
+        return b
+
+    def _src(result: str, tag: str = "[TEXT]") -> str:
+        return f"{THEORY_CITATION}, {result} {tag}"
+
+    _R = sp.Rational
+    _GAO_Q = (r"\frac{1}{T}\sum_t \left(\|\nabla\Phi(\bar x_t)\|^2 + \tilde L^2"
+              r"\|\bar y_t - y^*(\bar x_t)\|^2\right)")
+
+    gao_delta_q = _add(Bound(
+        "gao.neumann_bias", THEORY_PAPER, _src("§3 truncation bias Δ_Q"),
+        (1 - theta * mu) ** (Q + 1) * L0 * L1 / mu, r"\Delta_Q", "le",
+        {"Q": "Neumann terms − 1"}, ("0 < θμ < 1 (θ < 1/L_1)",),
+        ("Δ_Q = (1−θμ)^{Q+1} L_0 L_1/μ, consistent with ‖H^{-1} − Ĥ‖ ≤ (1−θμ)^{Q+1}/μ",)))
+
+    _gao_common = (2 * G**2 + 3 * delta**2, 2 * sigma**2 + 3 * delta**2)
+    _gao_thm1 = (
+        2 * Delta / (eta * rho1 * T) + 20 * L_tilde**2 * D0 / (eta * T * rho2 * mu)
+        + 4 * G**2 / (alpha * eta * T) + 500 * L_tilde**2 * sigma**2 / (3 * eta * T * beta * mu**2)
+        + 4 * alpha * eta * sigma**2 / K + 500 * beta * eta * sigma**2 * L_tilde**2 / (3 * K * mu**2)
+        + 4 * Delta_Q**2
+        + 24 * alpha**2 * eta**4 * p**4 * (rho1**2 + rho2**2)
+        * (2 * L_hat**2 + 500 * L1**2 * L_tilde**2 / (3 * mu**2)) * _gao_common[0]
+        + 24 * beta**2 * eta**4 * p**4 * (rho1**2 + rho2**2)
+        * (2 * L_hat**2 + 500 * L1**2 * L_tilde**2 / (3 * mu**2)) * _gao_common[1]
+        + 24 * alpha**2 * p**2 * eta**2 * (rho1**2 + rho2**2)
+        * (4 * L_hat**2 / alpha**2 + 500 * L1**2 * L_tilde**2 / (3 * beta**2 * mu**2)) * _gao_common[0]
+        + 24 * beta**2 * p**2 * eta**2 * (rho1**2 + rho2**2)
+        * (4 * L_hat**2 / alpha**2 + 500 * L1**2 * L_tilde**2 / (3 * beta**2 * mu**2)) * _gao_common[1]
+    )
+    gao_thm1 = _add(Bound(
+        "gao.thm1", THEORY_PAPER, _src("Thm 1 (LocalBSGM)"), _gao_thm1, _GAO_Q, "le",
+        {"T": "iterations", "K": "devices", "eta": "step η", "p": "communication period"},
+        ("A1–A4", "θ < 1/L_1", "ρ_1, ρ_2, η as in Thm 1"),
+        ("reading: the last line of the bound, duplicated in the extraction, is kept once",
+         "Δ_Q kept as a symbol (see gao.neumann_bias)")))
+
+    # Q + 1 = log(1/ε)/log(1/(1−θμ)) makes (1−θμ)^{Q+1} = ε: a constant chosen inside Q = O(log 1/ε)
+    _gao_Q_eps = sp.log(eps) / sp.log(1 - theta * mu) - 1
+    _gao_dq_eps = gao_delta_q.expr.subs(Q, _gao_Q_eps)
+    _GAO_Q_NOTE = ("Q + 1 = log(1/ε)/log(1/(1−θμ)) (so Δ_Q = ε L_0L_1/μ): a constant chosen inside "
+                   "Cor's Q = O(log(1/ε))")
+    _gao_eta1, _gao_p = c_eta * K * eps, c_p / (K * sp.sqrt(eps))
+    _gao_T1 = c_T * kappa**5 / (K * eps**2)
+    gao_thm1_rates = _add(gao_thm1.derive(
+        "gao.thm1_cor1_steps", {"eta": _gao_eta1, "p": _gao_p, "rho_1": c_rho / kappa**5,
+                                "Delta_Q": _gao_dq_eps},
+        "Cor 1's η = c_η K ε, p = c_p/(K ε^{1/2}), Remark 1's ρ_1 = c_ρ/κ⁵ substituted; T free; "
+        + _GAO_Q_NOTE, source=_src("Thm 1 with Cor 1's η, p, Q")))
+    _add(gao_thm1_rates.derive(
+        "gao.cor1_schedule", {"T": _gao_T1}, "Cor 1's T = c_T κ⁵/(K ε²) substituted",
+        source=_src("Thm 1 at Cor 1's schedule")))
+    _add(Bound(
+        "gao.cor1_iterations", THEORY_PAPER, _src("Cor 1 / Remark 2 (iterations T)"),
+        _gao_T1 / c_T, "T", "O", {"epsilon": "accuracy", "K": "devices", "kappa": "κ = L_1/μ"},
+        notes=("iteration complexity = Cor 1's T schedule",)))
+    _add(Bound(
+        "gao.cor1_communication", THEORY_PAPER, _src("Cor 1 / Remark 2 (T/p)"),
+        (_gao_T1 / _gao_p) * c_p / c_T, "T/p", "O",
+        {"epsilon": "accuracy", "kappa": "κ"},
+        notes=("T/p computed from Cor 1's T and p schedules (K cancels: no speedup)",
+               "GAO-R6: p = 1/(Kε^{1/2}) > 1 needs K < ε^{−1/2}")))
+
+    _A = p / T + 1 / (K ** _R(2, 3) * T ** _R(2, 3))
+    _lnT = sp.log(T + 1)
+    _gao_thm2 = _A * (
+        2 * Delta / rho1 + 4 * G**2 + 500 * L_tilde**2 * sigma**2 / (3 * mu**2) + 32 * sigma**2 * _lnT
+        + 4000 * sigma**2 * L_tilde**2 * _lnT / (3 * mu**2)
+        + 4 * Delta_Q**2 * K ** _R(2, 3) * (T + 1) ** _R(2, 3)
+        + 510 * (rho1**2 + rho2**2) * 96 * 8 * sigma**2 * L_tilde**2 * _lnT / mu**2
+        + 510 * (rho1**2 + rho2**2) * 144 * 8 * delta**2 * L_tilde**2 * _lnT / mu**2)
+    gao_thm2 = _add(Bound(
+        "gao.thm2", THEORY_PAPER, _src("Thm 2 (LocalBSGVRM)"), _gao_thm2, _GAO_Q, "le",
+        {"T": "iterations", "K": "devices", "p": "communication period"},
+        ("A1–A4", "α, β, η_t, ρ, p, S as in Thm 2"),
+        ("A = p/T + 1/(K^{2/3}T^{2/3})", "Δ_Q kept as a symbol (see gao.neumann_bias)")))
+    _gao_T2 = c_T * kappa**3 / (K * eps ** _R(3, 2))
+    gao_thm2_rates = _add(gao_thm2.derive(
+        "gao.thm2_cor2_steps", {"p": _gao_p, "Delta_Q": _gao_dq_eps},
+        "Cor 2's p = c_p/(K ε^{1/2}) substituted; T free; " + _GAO_Q_NOTE,
+        source=_src("Thm 2 with Cor 2's p, Q")))
+    _add(gao_thm2_rates.derive(
+        "gao.cor2_schedule", {"T": _gao_T2}, "Cor 2's T = c_T κ³/(K ε^{3/2}) substituted",
+        source=_src("Thm 2 at Cor 2's schedule")))
+    _add(Bound(
+        "gao.cor2_iterations", THEORY_PAPER, _src("Cor 2 / Remark 4 (iterations T)"),
+        _gao_T2 / c_T, "T", "O", {"epsilon": "accuracy", "K": "devices", "kappa": "κ"},
+        notes=("iteration complexity = Cor 2's T schedule",
+               "GAO-R4, GAO-R5: Thm 2's α = O(L̂²/K) vs Cor 2's O(L̂²/K²); Thm 2 bounds p by a constant")))
+    _add(Bound(
+        "gao.cor2_communication", THEORY_PAPER, _src("Cor 2 / Remark 4 (T/p)"),
+        (_gao_T2 / _gao_p) * c_p / c_T, "T/p", "O",
+        {"epsilon": "accuracy", "kappa": "κ"},
+        notes=("T/p computed from Cor 2's T and p schedules (K cancels)",)))
+    return out

@@ -245,4 +245,107 @@ class MemFBO(Algorithm):
         return dict(x=state["x"] - gamma["x"] * mx, y=state["y"] - gamma["y"] * my, z=new_z)
 
 
+
+# =============================================================================================
+# Theory: the bounds of Yang, Xiao, Ma & Ji, AAAI 2025 (Thm 5.11, Cor 5.12), as sympy expressions.
+# ``bilevel_theory.rates.BOUNDS`` collects them by name; ``rates.law_for`` derives the claims'
+# laws from them.  Built on demand, so that importing the algorithm does not import sympy.
+# =============================================================================================
+
+THEORY_PAPER = "MemFBO 2025"
+THEORY_CITATION = "Yang, Xiao, Ma & Ji, AAAI 2025"
+
+
+def bounds() -> list:
+    """The stated bounds of Yang, Xiao, Ma & Ji, AAAI 2025, Thm 5.11, Cor 5.12, as
+    :class:`bilevel_theory.rates.Bound` objects (names ``"memfbo.<result>"``)."""
+    import sympy as sp  # noqa: PLC0415
+
+    from bilevel_theory.rates import Bound, C_lam, P, T, c_tau, eps, lam, tau  # noqa: PLC0415
+
+    out: list = []
+
+    def _add(b: Bound) -> Bound:
+        out.append(b)
+        return b
+
+    def _src(result: str, tag: str = "[TEXT]") -> str:
+        return f"{THEORY_CITATION}, {result} {tag}"
+
+    _R = sp.Rational
+
+    _NOTE_MEM = ("MEMFBO-R3: the corollary swaps its names: T counts rounds (communication), PτT "
+                 "samples")
+    gap = _add(Bound(
+        "memfbo.penalty_gap", THEORY_PAPER, _src("§4 penalty gap"),
+        C_lam / lam, r"\|\nabla L^*_\lambda(x) - \nabla\Phi(x)\|", "O", {"lambda": "multiplier λ"},
+        notes=("stated O(1/λ) without constants (appendix unavailable); C_λ a constant",)))
+    _add(Bound(
+        "memfbo.cor512_partial_rounds", THEORY_PAPER, _src("Cor 5.12 (partial)"),
+        P**-1 * eps ** _R(-7, 2), "T", "O", {"epsilon": "accuracy", "P": "sampled clients"},
+        ("τ = O(1)",), (_NOTE_MEM,)))
+    _add(Bound(
+        "memfbo.cor512_full_rounds", THEORY_PAPER, _src("Cor 5.12 (full)"),
+        eps ** _R(-3, 2), "T", "O", {"epsilon": "accuracy"},
+        ("P = n (or P ≥ (τ−1)n/τ + 1)", "τ = O(P^{−1}T^{4/3})"), (_NOTE_MEM,)))
+    _add(Bound(
+        "memfbo.cor512_samples", THEORY_PAPER, _src("Cor 5.12 (PτT)"),
+        eps ** _R(-7, 2), r"P\tau T", "O", {"epsilon": "accuracy"}, notes=(_NOTE_MEM,)))
+    _add(Bound(
+        "memfbo.rate_partial", THEORY_PAPER, _src("Thm 5.11 (partial)", "[INFERRED]"),
+        (P * T) ** _R(-2, 7), r"\min_t \mathbb{E}\|\nabla\Phi(x^t)\|^2", "O",
+        {"T": "rounds", "P": "sampled clients"}, ("τ = O(1)",),
+        ("[INFERRED] MEMFBO-I3: from the extracted 'O(P 2' and Cor 5.12's T = P^{−1}ε^{−3.5}",)))
+    memfbo_rate_full = _add(Bound(
+        "memfbo.rate_full", THEORY_PAPER, _src("Thm 5.11 (full)", "[INFERRED]"),
+        (P * tau * T) ** _R(-2, 7) + T ** _R(-2, 3), r"\min_t \mathbb{E}\|\nabla\Phi(x^t)\|^2", "O",
+        {"T": "rounds", "P": "clients", "tau": "local steps"}, (),
+        ("[INFERRED] MEMFBO-I3: stochastic (PτT)^{−2/7} plus the deterministic λ/T + 1/λ² floor T^{−2/3}",)))
+    _add(memfbo_rate_full.derive(
+        "memfbo.rate_full_tau_max", {"tau": c_tau * T ** _R(4, 3) / P},
+        "Cor 5.12's τ = c_τ P^{−1}T^{4/3} substituted", variables={"T": "rounds"}))
+    _add(Bound(
+        "memfbo.balance_partial", THEORY_PAPER, _src("rate balance", "[INFERRED]"),
+        lam / T + lam ** _R(3, 2) * (P * T) ** _R(-1, 2) + lam**-2,
+        r"\min_t \mathbb{E}\|\nabla\Phi(x^t)\|^2", "O",
+        {"lambda": "multiplier λ", "T": "rounds", "P": "sampled clients"}, (),
+        ("[INFERRED] MEMFBO-I4: plausible balance λ/T + λ^{3/2}(PT)^{−1/2} + 1/λ² (penalty bias O(1/λ²))",)))
+    _add(Bound(
+        "memfbo.balance_full", THEORY_PAPER, _src("rate balance", "[INFERRED]"),
+        lam / T + lam ** _R(3, 2) * (P * tau * T) ** _R(-1, 2) + lam**-2,
+        r"\min_t \mathbb{E}\|\nabla\Phi(x^t)\|^2", "O",
+        {"lambda": "multiplier λ", "T": "rounds", "P": "clients", "tau": "local steps"}, (),
+        ("[INFERRED] MEMFBO-I4: as memfbo.balance_partial with P → Pτ (full participation)",)))
+    # the plateau: ‖∇Φ(x_λ)‖² = ‖∇L*_λ(x_λ) − ∇Φ(x_λ)‖² (∇L*_λ(x_λ) = 0): the squared gap
+    _add(Bound(
+        "memfbo.penalty_plateau", THEORY_PAPER, _src("§4 penalty gap, squared at x_λ"),
+        gap.expr ** 2, r"\|\nabla\Phi(x_\lambda)\|^2", "O", dict(gap.variables),
+        notes=(*gap.notes, "squared at the zero x_λ of ∇L*_λ, where "
+               "‖∇Φ(x_λ)‖ = ‖∇L*_λ(x_λ) − ∇Φ(x_λ)‖")))
+    # Prop. 5.8 as stated (MEMFBO-R4): Δ_y ≤ O(η_y²τλ²)(M_se + M_cs) + O(η_y²τλ²)Δ_x
+    # + O(η_y²τλ²)E‖y^t − y*_λ(x^t)‖², every constant independent of τ.
+    eta_y = sp.Symbol("eta_y", positive=True)
+    m_se, m_cs, d_x, e_y = (sp.Symbol(s, positive=True)
+                            for s in ("M_se", "M_cs", "Delta_x", "E_y"))
+    c = eta_y**2 * tau * lam**2
+    _add(Bound(
+        "memfbo.prop58_drift", THEORY_PAPER, _src("Prop. 5.8"),
+        c * (m_se + m_cs) + c * d_x + c * e_y, r"\Delta_y^t", "O",
+        {"tau": "local steps", "lambda": "multiplier λ", "eta_y": "local step"},
+        notes=("MEMFBO-R4: the power of τ as stated; M_se, M_cs, Δ_x, E‖y − y*_λ‖² independent "
+               "of τ at fixed η",)))
+    # Memory: the vectors a client keeps (Alg. 1: local x, y, z and the normalized sums h_x,
+    # h_y, h_z of eq. (7)), b bytes each; no τ anywhere.  Hessian/Jacobian products: none (§3.2).
+    dim_x, dim_y, nbytes = (sp.Symbol(s, positive=True) for s in ("d_x", "d_y", "b"))
+    _add(Bound(
+        "memfbo.client_state", THEORY_PAPER, _src("Alg. 1 / eqs. (6)–(7), §3.1"),
+        nbytes * (2 * dim_x + 4 * dim_y), r"\mathrm{per\ client\ state\ (bytes)}", "eq",
+        {"d_x": "dim x", "d_y": "dim y", "b": "bytes per number"},
+        notes=("x, y, z and the running sums h_x, h_y, h_z; independent of τ",)))
+    _add(Bound(
+        "memfbo.second_order_calls", THEORY_PAPER, _src("abstract / §3.2 / Alg. 1"),
+        sp.Integer(0), r"\mathrm{Hessian/Jacobian\ products\ per\ round}", "eq",
+        notes=("'uses only first-order gradient information for all local updates'",)))
+    return out
+
 REGISTERED = (MemFBO,)

@@ -1,10 +1,12 @@
-"""The papers' rate statements as sympy expressions, and the derivation of each claim's
-prediction from them (DESIGN §6).
+"""The asymptotic engine: rate statements as sympy expressions, and the derivation of each claim's
+:class:`Law` from them.  Paper-independent: the papers' bounds live beside their algorithms.
 
-Every stated bound is a :class:`Bound` (registry :data:`BOUNDS`): a sympy expression in its own
-variables, all symbols positive, with its source (seed file, result, tag ``[TEXT]`` /
-``[INFERRED]``), assumptions and the ``PAPERS.md`` ``[NOTE]`` readings taken.  Predictions are
-**derived** from the expressions, never typed in:
+Every stated bound is a :class:`Bound`: a sympy expression in its own variables, all symbols
+positive, with its source ("Authors, venue year, result" and a tag ``[TEXT]`` / ``[INFERRED]``),
+assumptions and the readings taken (ids such as ``FEDNEST-R3``, see ``docs/papers.md``).  Each
+paper's algorithm module (:data:`PAPER_MODULES`) ends with a ``bounds()`` function returning its
+theorems' bounds; :data:`BOUNDS` collects them by name on first use (:func:`register_bounds` adds
+another module).  Predictions are **derived** from the expressions, never typed in:
 
 * :func:`leading_exponent` — ``p`` with ``expr ≍ var^p`` as ``var → ∞`` (or ``→ 0``);
 * :func:`exponent_at_order` — the exponent in a second variable of the dominant term in ``var``;
@@ -16,7 +18,7 @@ variables, all symbols positive, with its source (seed file, result, tag ``[TEXT
   MemFBO's [INFERRED] λ);
 * :func:`crossovers`, :func:`local_exponent` — the pre-asymptotic picture: where the dominant
   term changes and the log–log slope at a given point;
-* :func:`law_for` — ``(value, latex, derivation)`` for ``verify.claim.Law``.
+* :func:`law_for` — the :class:`Law` ``(value, latex, derivation)`` of a claim.
 
 Conventions of the asymptotic calculus (one place, used by every function):
 
@@ -45,32 +47,22 @@ the rate.
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import sympy as sp
 
 __all__ = [
-    "BOUNDS", "Bound", "Inversion", "Prediction", "SYMBOLS", "balance_point", "crossovers",
-    "dominant_part", "epsilon_exponent", "exponent_at_order", "geometric_ratio",
-    "inverse_exponent_in", "invert", "latex", "law_for", "leading_exponent", "local_exponent",
-    "log_ratio", "minimize_rate", "term_exponents",
+    "BOUNDS", "PAPER_MODULES", "Bound", "Inversion", "Law", "Prediction", "SYMBOLS",
+    "balance_point", "crossovers", "dominant_part", "epsilon_exponent", "exponent_at_order",
+    "geometric_ratio", "inverse_exponent_in", "invert", "latex", "law_for", "leading_exponent",
+    "local_exponent", "log_ratio", "minimize_rate", "neumann_N_for", "register_bounds",
+    "term_exponents",
 ]
-
-SEEDS = {
-    "gao": "000_6161989d6a694e0b.txt",
-    "fedmbo": "001_2f8be2fcf2864762.txt",
-    "memfbo": "002_b6f11017dbb055c6.txt",
-    "fednest": "003_fe066b2efcc14b72.txt",
-    "afbo": "004_c02b3253ce8088b2.txt",
-}
-PAPERS = {
-    "gao": "Gao 2022", "fedmbo": "FedMBO 2023", "memfbo": "MemFBO 2025",
-    "fednest": "FedNest 2022", "afbo": "AFBO",
-}
 
 # ---------------------------------------------------------------------------------------------
 # Symbols (all positive; one table shared by the bounds, LaTeX names for reports)
@@ -133,6 +125,7 @@ E_t = _sym("E_t", "E^t")
 C_lam = _sym("C_lambda", r"C_\lambda")
 c_eta, c_p, c_T = _sym("c_eta", r"c_\eta"), _sym("c_p"), _sym("c_T")
 c_rho, c_tau = _sym("c_rho", r"c_\rho"), _sym("c_tau", r"c_\tau")
+tau_excess = _sym("tau_excess", r"\bar{\tau} - 1")
 
 # ---------------------------------------------------------------------------------------------
 # Bound
@@ -148,13 +141,13 @@ class Bound:
     Attributes:
         name: registry key ``"<paper>.<result>"``.
         paper: short paper name.
-        source: ``"<seed file>, <result> [TEXT]"`` (or ``[INFERRED]``).
+        source: ``"<Authors, venue year>, <result> [TEXT]"`` (or ``[INFERRED]``).
         expr: the right-hand side; every symbol is positive.
         quantity: LaTeX of the bounded quantity (left-hand side).
         relation: ``"O"`` (up to constants), ``"le"`` (explicit) or ``"eq"`` (exact count).
         variables: the bound's own variables, name → meaning (what a claim sweeps).
         assumptions: conditions the statement needs (in words).
-        notes: the ``[NOTE]``/``[INFERRED]`` readings taken, schedules substituted.
+        notes: the readings taken (their ids), schedules substituted.
     """
 
     name: str
@@ -652,22 +645,34 @@ def minimize_rate(expr: Any, var: str | sp.Symbol, order: str | sp.Symbol | None
 
 
 # ---------------------------------------------------------------------------------------------
-# Law helper
+# Law
 # ---------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Prediction:
-    """What ``verify.claim.Law`` needs (``value``, ``latex``, ``derivation``), plus the exact
-    sympy value.  ``Law(*prediction.as_tuple())`` builds the law."""
+class Law:
+    """What the theorem predicts for one claim, derived from a :class:`Bound`.
+
+    Attributes:
+        value: the predicted slope (``matches``/``at_most``/``contrast``: log–log exponent in
+            the swept variable; ``geometric``: the log of the ratio per unit of the variable,
+            i.e. the semilog slope; ``exact``: the count; ``bounded_by``: unused, ``nan``).
+        latex: LaTeX of the bound (rendered in reports).
+        derivation: one sentence on how ``value`` was derived (e.g. "leading exponent in K").
+        symbolic: the exact sympy value (or ``None``); not part of equality, hash or repr.
+    """
 
     value: float
     latex: str
     derivation: str
-    symbolic: Any = None
+    symbolic: Any = field(default=None, compare=False, hash=False, repr=False)
 
     def as_tuple(self) -> tuple[float, str, str]:
+        """``(value, latex, derivation)``."""
         return (self.value, self.latex, self.derivation)
+
+
+Prediction = Law  # the former name of a derived law
 
 
 KINDS = ("exponent", "exponent_at_order", "epsilon_exponent", "inverse_exponent", "log_ratio",
@@ -686,8 +691,8 @@ def _num(value: sp.Expr, subs: Mapping | None, b: Bound) -> float:
 def law_for(bound_name: str | Bound, kind: str, var: str | None = None, *,
             second: str | None = None, eps: str = "epsilon", other: str | None = None,
             at: Any = sp.oo, subs: Mapping | None = None, floor: str = "raise",
-            assume: Mapping | None = None) -> Prediction:
-    """Derive a claim's prediction from a registered bound.
+            assume: Mapping | None = None) -> Law:
+    """Derive a claim's :class:`Law` from a registered bound.
 
     Kinds (→ claim kinds): ``exponent`` (leading exponent in ``var``; ``at=0`` for ``var → 0``)
     and ``exponent_at_order`` (exponent in ``second`` of the dominant term in ``var``) for
@@ -735,388 +740,81 @@ def law_for(bound_name: str | Bound, kind: str, var: str | None = None, *,
         sym = b.expr
         how = f"count {sp.sstr(b.expr)}" + (f" at {dict(subs)}" if subs else "")
     else:
-        return Prediction(float("nan"), b.latex(), f"explicit bound {b.name}", b.expr)
+        return Law(float("nan"), b.latex(), f"explicit bound {b.name}", b.expr)
     value = _num(sym, subs, b)
     if kind == "exact":
         how += f" = {value:g}"
-    return Prediction(value, b.latex(), f"{b.source}: {how}", sym)
+    return Law(value, b.latex(), f"{b.source}: {how}", sym)
+
 
 
 # ---------------------------------------------------------------------------------------------
-# The bounds
+# Registry: the papers' bounds, collected from their algorithm modules on first use
 # ---------------------------------------------------------------------------------------------
 
-BOUNDS: dict[str, Bound] = {}
+PAPER_MODULES: list[str] = ["bilevel_theory.gao", "bilevel_theory.fedmbo",
+                            "bilevel_theory.fednest", "bilevel_theory.memfbo",
+                            "bilevel_theory.afbo"]
 
 
-def _add(b: Bound) -> Bound:
-    if b.name in BOUNDS:
-        raise ValueError(f"duplicate bound {b.name}")
-    BOUNDS[b.name] = b
-    return b
+class _Bounds(Mapping):
+    """name → :class:`Bound`, gathered from ``bounds()`` of every module in
+    :data:`PAPER_MODULES` the first time it is read (importing sympy-free algorithm modules
+    stays cheap)."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, Bound] | None = None
+
+    def _load(self) -> dict[str, Bound]:
+        if self._data is None:
+            data: dict[str, Bound] = {}
+            for module in PAPER_MODULES:
+                _collect(data, module)
+            self._data = data
+        return self._data
+
+    def __getitem__(self, name: str) -> Bound:
+        return self._load()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._load()
+
+    def __repr__(self) -> str:
+        return f"BOUNDS({sorted(self._load())})"
 
 
-def _src(paper: str, result: str, tag: str = "[TEXT]") -> str:
-    return f"{SEEDS[paper]}, {result} {tag}"
+def _collect(data: dict[str, Bound], module: str) -> None:
+    mod = importlib.import_module(module)
+    if not callable(getattr(mod, "bounds", None)):
+        raise ValueError(f"module {module} has no `bounds()` function returning its Bounds")
+    for b in mod.bounds():
+        if not isinstance(b, Bound):
+            raise TypeError(f"{module}.bounds() returned {type(b).__name__}, not a Bound")
+        if b.name in data:
+            raise ValueError(f"duplicate bound {b.name}")
+        data[b.name] = b
 
 
-_R = sp.Rational
-_STAT = r"\frac{1}{K}\sum_{k} \mathbb{E}\|\nabla f(x^k)\|^2"
-_STAT_T = r"\frac{1}{T}\sum_{t} \mathbb{E}\|\nabla f(x^t)\|^2"
-_GAO_Q = (r"\frac{1}{T}\sum_t \left(\|\nabla\Phi(\bar x_t)\|^2 + \tilde L^2"
-          r"\|\bar y_t - y^*(\bar x_t)\|^2\right)")
-_RHO = r"(\kappa_g - 1)/\kappa_g"
+BOUNDS: Mapping[str, Bound] = _Bounds()
 
 
-def _neumann_N_for(var: sp.Symbol, power: sp.Expr, kap: sp.Symbol) -> sp.Expr:
+def register_bounds(module: str) -> None:
+    """Add the bounds of ``module`` (it defines ``bounds() -> list[Bound]``) to :data:`BOUNDS`;
+    e.g. a third-party paper's algorithm module."""
+    if module in PAPER_MODULES:
+        return
+    PAPER_MODULES.append(module)
+    if BOUNDS._data is not None:  # already collected: add this module's now
+        _collect(BOUNDS._data, module)
+
+
+def neumann_N_for(var: sp.Symbol, power: sp.Expr, kap: sp.Symbol) -> sp.Expr:
     """``N`` with ``((κ−1)/κ)^{2N} = var^{−power}``: ``N = power·log(var)/(2 log(κ/(κ−1)))
     ≈ (power·κ/2) log var`` — a constant chosen inside the papers' ``N = O(κ log K)``."""
     return power * sp.log(var) / (2 * sp.log(kap / (kap - 1)))
-
-
-# --- Gao 2022 -------------------------------------------------------------------------------
-
-gao_delta_q = _add(Bound(
-    "gao.neumann_bias", PAPERS["gao"], _src("gao", "§3 truncation bias Δ_Q"),
-    (1 - theta * mu) ** (Q + 1) * L0 * L1 / mu, r"\Delta_Q", "le",
-    {"Q": "Neumann terms − 1"}, ("0 < θμ < 1 (θ < 1/L_1)",),
-    ("Δ_Q = (1−θμ)^{Q+1} L_0 L_1/μ, consistent with ‖H^{-1} − Ĥ‖ ≤ (1−θμ)^{Q+1}/μ",)))
-
-_gao_common = (2 * G**2 + 3 * delta**2, 2 * sigma**2 + 3 * delta**2)
-_gao_thm1 = (
-    2 * Delta / (eta * rho1 * T) + 20 * L_tilde**2 * D0 / (eta * T * rho2 * mu)
-    + 4 * G**2 / (alpha * eta * T) + 500 * L_tilde**2 * sigma**2 / (3 * eta * T * beta * mu**2)
-    + 4 * alpha * eta * sigma**2 / K + 500 * beta * eta * sigma**2 * L_tilde**2 / (3 * K * mu**2)
-    + 4 * Delta_Q**2
-    + 24 * alpha**2 * eta**4 * p**4 * (rho1**2 + rho2**2)
-    * (2 * L_hat**2 + 500 * L1**2 * L_tilde**2 / (3 * mu**2)) * _gao_common[0]
-    + 24 * beta**2 * eta**4 * p**4 * (rho1**2 + rho2**2)
-    * (2 * L_hat**2 + 500 * L1**2 * L_tilde**2 / (3 * mu**2)) * _gao_common[1]
-    + 24 * alpha**2 * p**2 * eta**2 * (rho1**2 + rho2**2)
-    * (4 * L_hat**2 / alpha**2 + 500 * L1**2 * L_tilde**2 / (3 * beta**2 * mu**2)) * _gao_common[0]
-    + 24 * beta**2 * p**2 * eta**2 * (rho1**2 + rho2**2)
-    * (4 * L_hat**2 / alpha**2 + 500 * L1**2 * L_tilde**2 / (3 * beta**2 * mu**2)) * _gao_common[1]
-)
-gao_thm1 = _add(Bound(
-    "gao.thm1", PAPERS["gao"], _src("gao", "Thm 1 (LocalBSGM)"), _gao_thm1, _GAO_Q, "le",
-    {"T": "iterations", "K": "devices", "eta": "step η", "p": "communication period"},
-    ("A1–A4", "θ < 1/L_1", "ρ_1, ρ_2, η as in Thm 1"),
-    ("[NOTE] the last line of the bound, duplicated in the extraction, is kept once",
-     "Δ_Q kept as a symbol (see gao.neumann_bias)")))
-
-# Q + 1 = log(1/ε)/log(1/(1−θμ)) makes (1−θμ)^{Q+1} = ε: a constant chosen inside Q = O(log 1/ε)
-_gao_Q_eps = sp.log(eps) / sp.log(1 - theta * mu) - 1
-_gao_dq_eps = gao_delta_q.expr.subs(Q, _gao_Q_eps)
-_GAO_Q_NOTE = ("Q + 1 = log(1/ε)/log(1/(1−θμ)) (so Δ_Q = ε L_0L_1/μ): a constant chosen inside "
-               "Cor's Q = O(log(1/ε))")
-_gao_eta1, _gao_p = c_eta * K * eps, c_p / (K * sp.sqrt(eps))
-_gao_T1 = c_T * kappa**5 / (K * eps**2)
-gao_thm1_rates = _add(gao_thm1.derive(
-    "gao.thm1_cor1_steps", {"eta": _gao_eta1, "p": _gao_p, "rho_1": c_rho / kappa**5,
-                            "Delta_Q": _gao_dq_eps},
-    "Cor 1's η = c_η K ε, p = c_p/(K ε^{1/2}), Remark 1's ρ_1 = c_ρ/κ⁵ substituted; T free; "
-    + _GAO_Q_NOTE, source=_src("gao", "Thm 1 with Cor 1's η, p, Q")))
-gao_cor1 = _add(gao_thm1_rates.derive(
-    "gao.cor1_schedule", {"T": _gao_T1}, "Cor 1's T = c_T κ⁵/(K ε²) substituted",
-    source=_src("gao", "Thm 1 at Cor 1's schedule")))
-gao_cor1_iter = _add(Bound(
-    "gao.cor1_iterations", PAPERS["gao"], _src("gao", "Cor 1 / Remark 2 (iterations T)"),
-    _gao_T1 / c_T, "T", "O", {"epsilon": "accuracy", "K": "devices", "kappa": "κ = L_1/μ"},
-    notes=("iteration complexity = Cor 1's T schedule",)))
-gao_cor1_comm = _add(Bound(
-    "gao.cor1_communication", PAPERS["gao"], _src("gao", "Cor 1 / Remark 2 (T/p)"),
-    (_gao_T1 / _gao_p) * c_p / c_T, "T/p", "O",
-    {"epsilon": "accuracy", "kappa": "κ"},
-    notes=("T/p computed from Cor 1's T and p schedules (K cancels: no speedup)",
-           "[NOTE] p = 1/(Kε^{1/2}) > 1 needs K < ε^{−1/2}")))
-
-_A = p / T + 1 / (K ** _R(2, 3) * T ** _R(2, 3))
-_lnT = sp.log(T + 1)
-_gao_thm2 = _A * (
-    2 * Delta / rho1 + 4 * G**2 + 500 * L_tilde**2 * sigma**2 / (3 * mu**2) + 32 * sigma**2 * _lnT
-    + 4000 * sigma**2 * L_tilde**2 * _lnT / (3 * mu**2)
-    + 4 * Delta_Q**2 * K ** _R(2, 3) * (T + 1) ** _R(2, 3)
-    + 510 * (rho1**2 + rho2**2) * 96 * 8 * sigma**2 * L_tilde**2 * _lnT / mu**2
-    + 510 * (rho1**2 + rho2**2) * 144 * 8 * delta**2 * L_tilde**2 * _lnT / mu**2)
-gao_thm2 = _add(Bound(
-    "gao.thm2", PAPERS["gao"], _src("gao", "Thm 2 (LocalBSGVRM)"), _gao_thm2, _GAO_Q, "le",
-    {"T": "iterations", "K": "devices", "p": "communication period"},
-    ("A1–A4", "α, β, η_t, ρ, p, S as in Thm 2"),
-    ("A = p/T + 1/(K^{2/3}T^{2/3})", "Δ_Q kept as a symbol (see gao.neumann_bias)")))
-_gao_T2 = c_T * kappa**3 / (K * eps ** _R(3, 2))
-gao_thm2_rates = _add(gao_thm2.derive(
-    "gao.thm2_cor2_steps", {"p": _gao_p, "Delta_Q": _gao_dq_eps},
-    "Cor 2's p = c_p/(K ε^{1/2}) substituted; T free; " + _GAO_Q_NOTE,
-    source=_src("gao", "Thm 2 with Cor 2's p, Q")))
-gao_cor2 = _add(gao_thm2_rates.derive(
-    "gao.cor2_schedule", {"T": _gao_T2}, "Cor 2's T = c_T κ³/(K ε^{3/2}) substituted",
-    source=_src("gao", "Thm 2 at Cor 2's schedule")))
-gao_cor2_iter = _add(Bound(
-    "gao.cor2_iterations", PAPERS["gao"], _src("gao", "Cor 2 / Remark 4 (iterations T)"),
-    _gao_T2 / c_T, "T", "O", {"epsilon": "accuracy", "K": "devices", "kappa": "κ"},
-    notes=("iteration complexity = Cor 2's T schedule",
-           "[NOTE] Thm 2's α = O(L̂²/K) vs Cor 2's O(L̂²/K²); Thm 2 bounds p by a constant")))
-gao_cor2_comm = _add(Bound(
-    "gao.cor2_communication", PAPERS["gao"], _src("gao", "Cor 2 / Remark 4 (T/p)"),
-    (_gao_T2 / _gao_p) * c_p / c_T, "T/p", "O",
-    {"epsilon": "accuracy", "kappa": "κ"},
-    notes=("T/p computed from Cor 2's T and p schedules (K cancels)",)))
-
-# --- FedMBO 2023 ----------------------------------------------------------------------------
-
-_b_text = kappa_g * ell_f1 * ((kappa_g - 1) / kappa_g) ** N
-fedmbo_prop1 = _add(Bound(
-    "fedmbo.prop1_bias", PAPERS["fedmbo"], _src("fedmbo", "Prop 1"), _b_text,
-    r"\|\bar H(x^k, y^{k+1}) - \bar\nabla f(x^k, y^{k+1})\|", "le",
-    {"N": "Neumann truncation", "kappa_g": "κ_g = ℓ_{g,1}/μ_g"}, ("A1–A4", "κ_g ≥ 1"),
-    ("b as stated, with ℓ_{f,1}",)))
-fedmbo_prop1_proof = _add(Bound(
-    "fedmbo.prop1_bias_proof", PAPERS["fedmbo"], _src("fedmbo", "Prop 1 (appendix proof)"),
-    kappa_g * ell_f0 * (1 - 1 / kappa_g) ** N, fedmbo_prop1.quantity, "le",
-    {"N": "Neumann truncation", "kappa_g": "κ_g"}, ("A1–A4", "κ_g ≥ 1"),
-    ("[NOTE] the proof derives ℓ_{f,0}ℓ_{g,1}/μ_g (1 − μ_g/ℓ_{g,1})^N: ℓ_{f,0}, not the "
-     "statement's ℓ_{f,1}; same ratio in N",)))
-fedmbo_prop2_var = _add(Bound(
-    "fedmbo.prop2_variance", PAPERS["fedmbo"], _src("fedmbo", "Prop 2 (σ̃_f²)"),
-    sigma_f**2 + 3 / mu_g**2 * ((sigma_f**2 + ell_f0**2) * (sigma_g2**2 + 2 * ell_g1**2)
-                                + sigma_f**2 * ell_g1**2),
-    r"\mathbb{E}\|H_i - \bar H\|^2", "le", {"ell_g1": "ℓ_{g,1} = κ_g μ_g"},
-    notes=("stated O(κ_g²)",)))
-fedmbo_prop2_mom = _add(Bound(
-    "fedmbo.prop2_second_moment", PAPERS["fedmbo"], _src("fedmbo", "Prop 2 (D̃_f²)"),
-    (ell_f0 + ell_f0 * ell_g1 / mu_g + ell_f1 * ell_g1 / mu_g) ** 2 + sigma_tf**2,
-    r"\mathbb{E}[\|H_i\|^2 \mid \mathcal{F}^k]", "le", {"ell_g1": "ℓ_{g,1} = κ_g μ_g"},
-    notes=("stated O(κ_g²); σ̃_f² kept as a symbol",)))
-_add(fedmbo_prop2_var.derive("fedmbo.prop2_variance_kappa", {"ell_g1": kappa_g * mu_g},
-                             "ℓ_{g,1} = κ_g μ_g", variables={"kappa_g": "condition number"}))
-_add(fedmbo_prop2_mom.derive("fedmbo.prop2_second_moment_kappa", {"ell_g1": kappa_g * mu_g},
-                             "ℓ_{g,1} = κ_g μ_g", variables={"kappa_g": "condition number"}))
-fedmbo_prop3 = _add(Bound(
-    "fedmbo.prop3_variance", PAPERS["fedmbo"], _src("fedmbo", "Prop 3"), sigma_tf**2 / n,
-    r"\mathbb{E}\|\frac{1}{n}\sum_i (H_i - \bar{H})\|^2", "le", {"n": "sampled clients"},
-    notes=("[NOTE] the proof samples clients with replacement (pairwise independent H_i)",)))
-fedmbo_thm1 = _add(Bound(
-    "fedmbo.thm1", PAPERS["fedmbo"], _src("fedmbo", "Thm 1"),
-    (a_hat3 + 1 / a_hat3) / sp.sqrt(n * K) + 1 / (sp.Min(a_hat1, a_hat2) * K) + _b_text**2,
-    _STAT, "O", {"K": "outer iterations", "n": "sampled clients", "N": "Neumann truncation"},
-    ("A1–A5", "α_k = min{α̂_1, α̂_2, √(n/K) α̂_3}, β_{k,t} = β̄ α_k/T"),
-    ("b = κ_g ℓ_{f,1}((κ_g−1)/κ_g)^N (Prop 1 as stated)",
-     "[NOTE] the proof's extra O(α̂_3/(ST√(nK)) + ...) terms (eq. 22c) are not in the statement",
-     "at fixed N the bound has the floor b²: exponent 0 in K")))
-fedmbo_thm1_c1 = _add(fedmbo_thm1.derive(
-    "fedmbo.thm1_cor1_constants",
-    {"alpha_hat1": kappa_g**-3, "alpha_hat2": T * kappa_g**-3, "alpha_hat3": kappa_g ** _R(-5, 2),
-     "N": _neumann_N_for(K, 1, kappa_g)},
-    "Cor 1's proof constants α̂_1 = κ_g^{−3}, α̂_2 = Tκ_g^{−3}, α̂_3 = κ_g^{−5/2}; N = log K/"
-    "(2 log(κ_g/(κ_g−1))) ≈ (κ_g/2) log K so b² = κ_g²ℓ_{f,1}²/K (a constant inside "
-    "N = Ω(κ_g log K); [NOTE] b = K^{−1/4} would give b² = K^{−1/2} and cancel the speedup)",
-    source=_src("fedmbo", "Thm 1 with Cor 1's constants"),
-    variables={"K": "outer iterations", "n": "sampled clients", "kappa_g": "κ_g"}))
-fedmbo_cor1 = _add(Bound(
-    "fedmbo.cor1", PAPERS["fedmbo"], _src("fedmbo", "Cor 1"),
-    kappa_g ** _R(5, 2) / sp.sqrt(n * K) + kappa_g**3 / K
-    + kappa_g ** _R(7, 2) * sp.sqrt(n) / K ** _R(3, 2),
-    _STAT, "O", {"K": "outer iterations", "n": "sampled clients", "kappa_g": "κ_g"},
-    ("N = Ω(κ_g log K)", "ST = Ω(κ_g⁴)"),
-    ("[NOTE] 'ST = Ω(κ_q⁴)' read as κ_g",)))
-fedmbo_cor1_iter = _add(Bound(
-    "fedmbo.cor1_iterations", PAPERS["fedmbo"], _src("fedmbo", "Cor 1 (K(ε))"),
-    kappa_g**5 * eps**-2 / n, "K", "O",
-    {"epsilon": "accuracy", "n": "sampled clients", "kappa_g": "κ_g"},
-    notes=("stated K = O(κ_g⁵ ε^{−2}/n); rederived by inverting fedmbo.cor1",)))
-
-# --- FedNest 2022 ---------------------------------------------------------------------------
-
-_geo = ((kappa_g - 1) / kappa_g) ** N
-fednest_l22 = _add(Bound(
-    "fednest.lemma22_bias", PAPERS["fednest"], _src("fednest", "Lemma 2.2 (IHGP bias)"),
-    _geo / mu_g, r"\|[\nabla^2_y g]^{-1} - \mathbb{E}_W[\hat H_y]\|", "le",
-    {"N": "Neumann truncation", "kappa_g": "κ_g"}, ("A1–A2", "κ_g ≥ 1")))
-fednest_b = _add(Bound(
-    "fednest.lemma22_b", PAPERS["fednest"], _src("fednest", "Lemma 2.2 (b)"),
-    kappa_g * ell_f1 * _geo, r"\|\mathbb{E}_W[h_i^I] - \bar\nabla^I f_i\|", "le",
-    {"N": "Neumann truncation", "kappa_g": "κ_g"}, ("A1–A2", "κ_g ≥ 1")))
-_add(Bound(
-    "fednest.lemma22_second", PAPERS["fednest"], _src("fednest", "Lemma 2.2 (second bound)"),
-    2 / mu_g, r"\mathbb{E}_W\|[\nabla^2_y g]^{-1} - \hat H_y\|", "le"))
-fednest_rounds = _add(Bound(
-    "fednest.rounds_fednest", PAPERS["fednest"], _src("fednest", "§3 rounds per epoch"),
-    2 * T + N + 3, r"\mathrm{rounds\ per\ epoch\ (FedNest)}", "eq",
-    {"T": "inner FedInn calls", "N": "Neumann steps"},
-    notes=("[NOTE] N + 3 matches the official code (fixed `neumann` iterations); the random "
-           "N' ≤ N−1 would give at most N + 2",)))
-lfednest_rounds = _add(Bound(
-    "fednest.rounds_lfednest", PAPERS["fednest"], _src("fednest", "§3 rounds per epoch"),
-    T + 1, r"\mathrm{rounds\ per\ epoch\ (LFedNest)}", "eq", {"T": "inner FedInn (SGD) calls"}))
-fednest_thm31 = _add(Bound(
-    "fednest.thm31", PAPERS["fednest"], _src("fednest", "Thm 3.1"),
-    a_bar * sp.Max(sigma_g1**2, sigma_g2**2, sigma_f**2) / sp.sqrt(K)
-    + 1 / (sp.Min(a_bar1, a_bar2, a_bar3) * K) + (kappa_g * ell_f1 * _geo) ** 2,
-    _STAT, "O", {"K": "outer iterations", "N": "Neumann truncation"},
-    ("Assumptions A and B", "α_k = min{ᾱ_1, ᾱ_2, ᾱ_3, ᾱ/√K}, β_k = β̄α_k/T"),
-    ("literal statement: no Δ/(ᾱ√K) term ([NOTE]: apparently omitted; exponents unchanged)",
-     "at fixed N the bound has the floor b²: exponent 0 in K")))
-_add(fednest_thm31.derive(
-    "fednest.thm31_cor31_N", {"N": _neumann_N_for(K, 1, kappa_g)},
-    "N = log K/(2 log(κ_g/(κ_g−1))) ≈ (κ_g/2) log K so b² = κ_g²ℓ_{f,1}²/K: a constant inside "
-    "Cor 3.1's N = O(κ_g log K) ([NOTE] a lower bound)",
-    source=_src("fednest", "Thm 3.1 with Cor 3.1's N"), variables={"K": "outer iterations"}))
-fednest_cor31 = _add(Bound(
-    "fednest.cor31", PAPERS["fednest"], _src("fednest", "Cor 3.1 (bilevel)"),
-    kappa_g**4 / K + kappa_g ** _R(5, 2) / sp.sqrt(K), _STAT, "O",
-    {"K": "outer iterations", "kappa_g": "κ_g"}, ("N = O(κ_g log K)", "T = O(κ_g⁴)"),
-    ("[NOTE] N and T are lower bounds (N ∝ κ_g log K, T ≳ κ_g⁴)",
-     "the 1/K term dominates for K < κ_g³ (crossovers)")))
-fednest_cor32 = _add(Bound(
-    "fednest.cor32", PAPERS["fednest"], _src("fednest", "Cor 3.2 (minimax)"),
-    kappa_f**2 / K + kappa_f / sp.sqrt(K), _STAT, "O",
-    {"K": "outer iterations", "kappa_f": "κ_f = ℓ_{f,1}/μ_f"}, ("g_i = −f_i, b = 0",
-                                                                "T = O(κ_f)")))
-fednest_cor33 = _add(Bound(
-    "fednest.cor33", PAPERS["fednest"], _src("fednest", "Cor 3.3 (compositional)"),
-    1 / sp.sqrt(K), _STAT, "O", {"K": "outer iterations"}, ("b = 0, κ_g = 1", "T = 1")))
-fednest_thm32 = _add(Bound(
-    "fednest.thm32", PAPERS["fednest"], _src("fednest", "Thm 3.2 (single level)"),
-    Delta_f / (a_bar1 * K) + (Delta_f / a_bar + a_bar * sigma_f**2) / sp.sqrt(K), _STAT, "O",
-    {"K": "outer iterations"}, ("Assumptions C, D", "α_k = min{ᾱ_1, ᾱ/√K}")))
-
-# --- MemFBO 2025 ----------------------------------------------------------------------------
-
-_NOTE_MEM = ("[NOTE] the corollary swaps its names: T counts rounds (communication), PτT "
-             "samples")
-memfbo_gap = _add(Bound(
-    "memfbo.penalty_gap", PAPERS["memfbo"], _src("memfbo", "§4 penalty gap"),
-    C_lam / lam, r"\|\nabla L^*_\lambda(x) - \nabla\Phi(x)\|", "O", {"lambda": "multiplier λ"},
-    notes=("stated O(1/λ) without constants (appendix unavailable); C_λ a constant",)))
-memfbo_part_T = _add(Bound(
-    "memfbo.cor512_partial_rounds", PAPERS["memfbo"], _src("memfbo", "Cor 5.12 (partial)"),
-    P**-1 * eps ** _R(-7, 2), "T", "O", {"epsilon": "accuracy", "P": "sampled clients"},
-    ("τ = O(1)",), (_NOTE_MEM,)))
-memfbo_full_T = _add(Bound(
-    "memfbo.cor512_full_rounds", PAPERS["memfbo"], _src("memfbo", "Cor 5.12 (full)"),
-    eps ** _R(-3, 2), "T", "O", {"epsilon": "accuracy"},
-    ("P = n (or P ≥ (τ−1)n/τ + 1)", "τ = O(P^{−1}T^{4/3})"), (_NOTE_MEM,)))
-memfbo_samples = _add(Bound(
-    "memfbo.cor512_samples", PAPERS["memfbo"], _src("memfbo", "Cor 5.12 (PτT)"),
-    eps ** _R(-7, 2), r"P\tau T", "O", {"epsilon": "accuracy"}, notes=(_NOTE_MEM,)))
-memfbo_rate_part = _add(Bound(
-    "memfbo.rate_partial", PAPERS["memfbo"], _src("memfbo", "Thm 5.11 (partial)", "[INFERRED]"),
-    (P * T) ** _R(-2, 7), r"\min_t \mathbb{E}\|\nabla\Phi(x^t)\|^2", "O",
-    {"T": "rounds", "P": "sampled clients"}, ("τ = O(1)",),
-    ("[INFERRED] from the extracted 'O(P 2' and Cor 5.12's T = P^{−1}ε^{−3.5}",)))
-memfbo_rate_full = _add(Bound(
-    "memfbo.rate_full", PAPERS["memfbo"], _src("memfbo", "Thm 5.11 (full)", "[INFERRED]"),
-    (P * tau * T) ** _R(-2, 7) + T ** _R(-2, 3), r"\min_t \mathbb{E}\|\nabla\Phi(x^t)\|^2", "O",
-    {"T": "rounds", "P": "clients", "tau": "local steps"}, (),
-    ("[INFERRED] stochastic (PτT)^{−2/7} plus the deterministic λ/T + 1/λ² floor T^{−2/3}",)))
-_add(memfbo_rate_full.derive(
-    "memfbo.rate_full_tau_max", {"tau": c_tau * T ** _R(4, 3) / P},
-    "Cor 5.12's τ = c_τ P^{−1}T^{4/3} substituted", variables={"T": "rounds"}))
-_add(Bound(
-    "memfbo.balance_partial", PAPERS["memfbo"], _src("memfbo", "rate balance", "[INFERRED]"),
-    lam / T + lam ** _R(3, 2) * (P * T) ** _R(-1, 2) + lam**-2,
-    r"\min_t \mathbb{E}\|\nabla\Phi(x^t)\|^2", "O",
-    {"lambda": "multiplier λ", "T": "rounds", "P": "sampled clients"}, (),
-    ("[INFERRED] plausible balance λ/T + λ^{3/2}(PT)^{−1/2} + 1/λ² (penalty bias O(1/λ²))",)))
-_add(Bound(
-    "memfbo.balance_full", PAPERS["memfbo"], _src("memfbo", "rate balance", "[INFERRED]"),
-    lam / T + lam ** _R(3, 2) * (P * tau * T) ** _R(-1, 2) + lam**-2,
-    r"\min_t \mathbb{E}\|\nabla\Phi(x^t)\|^2", "O",
-    {"lambda": "multiplier λ", "T": "rounds", "P": "clients", "tau": "local steps"}, (),
-    ("[INFERRED] as memfbo.balance_partial with P → Pτ (full participation)",)))
-
-# --- AFBO -----------------------------------------------------------------------------------
-
-_b_afbo = kappa_g * ell_f1 * (1 - 1 / kappa_g) ** N
-afbo_aphe = _add(Bound(
-    "afbo.aphe_bias", PAPERS["afbo"], _src("afbo", "Thm 4.1 b with U = m"),
-    kappa_g * ell_f1 * (1 - 1 / kappa_g) ** m, r"b", "le",
-    {"m": "clients = APHE truncation U", "kappa_g": "κ_g"}, ("κ_g ≥ 1",),
-    ("[NOTE] the theorem writes N; APHE fixes U = m (deterministic truncation)",)))
-_U2 = 1 + 4 * M_f * L_y * eta + alpha * L_y * D_hat**2 * eta**2 / 2
-_U3 = L_y * eta**2 / (2 * alpha * m) + L_y * eta**2 / (2 * alpha * m)
-_sig2 = sigma_g**2 + sigma_g1**2
-_C = (2 * eta / mu_f * _b_afbo**2 + 6 * eta**2 / m * (D_hat * m * tau_bar + sigma_hat + 4 * D_hat)
-      + (2 * eta**2 + L_f * U_1 / mu_f) * D_hat / m
-      + 4 * L_f * _U2 * _sig2 / (m * mu_f * E_t) * beta_sq + L_f * _U3 * sigma_hat / mu_f)
-_AFBO_NOTES = ("constant η_t = η; Σ_i τ_i^t = m τ̄ (τ̄ the mean outer delay); Σ_k β_{t,k}² = B",
-               "U_2 = 1 + 4M_fL_yη + αL_yD̂_f²η²/2; U_3 as written, the repeated term summed "
-               "([NOTE])")
-afbo_thm41a = _add(Bound(
-    "afbo.thm41a", PAPERS["afbo"], _src("afbo", "Thm 4.1(a) (strongly convex)"),
-    (1 - eta * mu_f) ** T * V0 + _C * (1 - (1 - eta * mu_f) ** (T - 1)) / (eta * mu_f),
-    r"\mathbb{E}[V^T]", "le", {"T": "rounds", "eta": "step η", "m": "clients"},
-    ("Assumptions 4.1–4.6", "η μ_f < 1"),
-    (*_AFBO_NOTES, "[NOTE] '=' read as '≤'; U_1 and E^t undefined in the source (symbols)")))
-afbo_thm41a_s = _add(afbo_thm41a.derive(
-    "afbo.thm41a_cor41_schedule",
-    {"U_1": u_1 * eta**2, "eta": 1 / sp.sqrt(T), "B_beta": 1 / T, "N": _neumann_N_for(T, 1, kappa_g)},
-    "Cor 4.1's η = 1/√T, Σ_kβ² = K^tβ² = 1/T, N = log T/(2 log(κ_g/(κ_g−1))) (b² ∝ 1/T, a "
-    "constant inside N = O(log T)); [INFERRED] U_1 = u_1η² (undefined; by analogy with U_3 = "
-    "O(η²); a constant U_1 would make the bound grow as √T)",
-    source=_src("afbo", "Thm 4.1(a) at Cor 4.1's schedule", "[INFERRED]"),
-    variables={"T": "rounds", "m": "clients"}))
-afbo_cor41_sc = _add(Bound(
-    "afbo.cor41_strongly_convex", PAPERS["afbo"], _src("afbo", "Cor 4.1 (strongly convex)"),
-    1 / T, r"\mathbb{E}\|x^T - x^*\|^2", "O", {"T": "rounds"}, ("η_t = 1/√T", "N = O(log T)"),
-    ("the theorem at this schedule gives T^{−1/2} (afbo.thm41a_cor41_schedule)",)))
-_thm41b = (2 / (eta * T) * W0 + _b_afbo**2
-           + 8 / (eta * T) * T * (M_f * _U2 / L_y + eta * M_f**2 * _sig2) * beta_sq
-           + 1 / (eta * T) * T * (3 * eta**2 * L_f / m + M_f * _U3 * sigma_hat / L_y) * sigma_hat
-           + 1 / (eta * T) * T * (m * tau_bar + 4) * 3 * L_f * eta**2 * D_hat / m)
-afbo_thm41b = _add(Bound(
-    "afbo.thm41b", PAPERS["afbo"], _src("afbo", "Thm 4.1(b) (nonconvex)"), _thm41b, _STAT_T,
-    "le", {"T": "rounds", "eta": "step η", "m": "clients", "tau_bar": "mean outer delay"},
-    ("Assumptions 4.1–4.6", "η ≤ min{a_1, T/(2l_{g,1}a_2)}"),
-    (*_AFBO_NOTES, "[NOTE] (σ_g² + σ_{g,1}²) read literally on the second bracket term only")))
-afbo_thm41b_s = _add(afbo_thm41b.derive(
-    "afbo.thm41b_cor41_schedule",
-    {"eta": sp.sqrt(m / T), "B_beta": 1 / T, "N": _neumann_N_for(T, 1, kappa_g)},
-    "Cor 4.1's η = √(m/T), Σ_kβ² = 1/T, N = log T/(2 log(κ_g/(κ_g−1))) (b² ∝ 1/T)",
-    source=_src("afbo", "Thm 4.1(b) at Cor 4.1's schedule"),
-    variables={"T": "rounds", "m": "clients", "tau_bar": "mean outer delay"}))
-afbo_cor41_nc = _add(Bound(
-    "afbo.cor41_nonconvex", PAPERS["afbo"], _src("afbo", "Cor 4.1 (nonconvex)"),
-    1 / sp.sqrt(m * T) + 1 / (m * sp.sqrt(m * T)) + 1 / T, _STAT_T, "O",
-    {"T": "rounds", "m": "clients"}, ("η_t = √(m/T)", "N = O(log T)"),
-    ("the theorem at this schedule keeps 3L_fD̂_f τ̄ √(m/T) (afbo.thm41b_cor41_schedule)",)))
-afbo_stale = _add(Bound(
-    "afbo.staleness_term", PAPERS["afbo"], _src("afbo", "Thm 4.1(b) last term / Remark 2"),
-    sp.simplify(1 / (eta * T) * T * (m * tau_bar + 4) * 3 * L_f * eta**2 * D_hat / m),
-    r"\frac{1}{\bar{\eta} T}\sum_t \left(\sum_i \tau_i^t + 4\right)\frac{3L_f\eta_t^2\hat{D}_f}{m}",
-    "le", {"tau_bar": "mean outer delay", "eta": "step η", "m": "clients"},
-    notes=("constant η; Σ_i τ_i^t = m τ̄; the only delay-dependent term of the bound",)))
-
-# --- AFBO: derived parts used by the redesigned claims (appended) --------------------------
-tau_excess = _sym("tau_excess", r"\bar{\tau} - 1")
-_stale_excess = sp.expand(afbo_stale.expr - afbo_stale.expr.subs(tau_bar, 1)).subs(
-    tau_bar, 1 + tau_excess)
-afbo_stale_excess = _add(Bound(
-    "afbo.staleness_excess", PAPERS["afbo"],
-    _src("afbo", "Thm 4.1(b) last term minus its synchronous value (AFBO-R11)"),
-    sp.simplify(_stale_excess),
-    r"\frac{1}{T}\sum_t \|\nabla\Phi(x^t)\|^2 - (\ldots)_{\tau_i^t = 1}", "le",
-    {"tau_excess": "mean outer delay minus 1", "eta": "step η"},
-    notes=("afbo.staleness_term at τ̄ minus at τ̄ = 1: the delay-dependent part of the bound",)))
-afbo_cor41_nc_m_indep = _add(Bound(
-    "afbo.cor41_nonconvex_m_independent", PAPERS["afbo"],
-    _src("afbo", "Cor 4.1 (nonconvex), the m-independent part"),
-    sp.limit(afbo_cor41_nc.expr, m, sp.oo), _STAT_T, "O", {"T": "rounds"},
-    ("η_t = √(m/T)", "N = O(log T)"),
-    ("lim_{m→∞} of afbo.cor41_nonconvex: the part of the bound that more clients do not "
-     "reduce",)))
-afbo_cor41_nc_m_dep = _add(Bound(
-    "afbo.cor41_nonconvex_m_dependent", PAPERS["afbo"],
-    _src("afbo", "Cor 4.1 (nonconvex), the m-dependent part"),
-    sp.expand(afbo_cor41_nc.expr - afbo_cor41_nc_m_indep.expr), _STAT_T, "O",
-    {"T": "rounds", "m": "clients"}, ("η_t = √(m/T)", "N = O(log T)"),
-    ("afbo.cor41_nonconvex minus its m → ∞ limit: the linear-speedup terms",)))
-afbo_sgd_floor = _add(Bound(
-    "afbo.sgd_floor", PAPERS["afbo"],
-    _src("afbo", "constant-step SGD floor at Cor 4.1's η = 1/√T", "[INFERRED]"),
-    (eta * sigma**2 / (mu * (2 - eta * mu))).subs(eta, 1 / sp.sqrt(T)),
-    r"\mathbb{E}\|x^T - x^*\|^2\ (\mathrm{lower\ bound})", "le",
-    {"T": "rounds", "sigma": "noise std", "mu": "curvature"},
-    ("x_{t+1} − x* = (1 − ημ)(x_t − x*) − ηξ_t, ξ_t independent, E‖ξ_t‖² = σ²",),
-    ("the stationary E‖x_t − x*‖² = ησ²/(μ(2 − ημ)) of constant-step SGD on a μ-quadratic, "
-     "a lower bound of order T^{−1/2} at η = 1/√T (lemma AFBO-L2)",)))

@@ -343,10 +343,12 @@ def test_law_for_values_and_law():
 
 
 def test_registry_sources_and_variables():
+    from bilevel_theory.verify.kit import PAPERS
+
     assert len(B) >= 40
     for name, bound in B.items():
         paper = name.split(".")[0]
-        assert bound.source.startswith(r.SEEDS[paper]), name
+        assert bound.source.startswith(PAPERS[paper].citation), name
         assert bound.tag in ("[TEXT]", "[INFERRED]")
         assert all(s.is_positive for s in bound.expr.free_symbols), name
         for v in bound.variables:

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from bilevel_theory.rates import Law  # the same class: what the theorem predicts
+
 KINDS = ("matches", "at_most", "geometric", "bounded_by", "exact", "contrast")
 #: What a claim is for: ``confirmation`` (the paper's statement, in a test that can fail),
 #: ``finding`` (the paper's statement is expected ``violated``, with the evidence) or
@@ -106,23 +108,6 @@ class Mutant:
         if not self.change:
             raise ValueError(f"mutant {self.name}: `change` must say what is changed")
         object.__setattr__(self, "measure_kwargs", dict(self.measure_kwargs))
-
-
-@dataclass(frozen=True)
-class Law:
-    """What the theorem predicts for one claim, derived from a ``rates.py`` expression.
-
-    Attributes:
-        value: the predicted slope (``matches``/``at_most``/``contrast``: log–log exponent in
-            the swept variable; ``geometric``: the log of the ratio per unit of the variable,
-            i.e. the semilog slope; ``exact``: the count; ``bounded_by``: unused, ``nan``).
-        latex: LaTeX of the bound (rendered in reports).
-        derivation: one sentence on how ``value`` was derived (e.g. "leading exponent in K").
-    """
-
-    value: float
-    latex: str
-    derivation: str
 
 
 @dataclass(frozen=True)

@@ -81,14 +81,15 @@ class PaperClaims:
 
 def law(prediction_or_bound: Any, kind: str | None = None, var: str | None = None,
         **kw: Any) -> Law:
-    """A :class:`~verify.claim.Law` from a ``rates.Prediction``, or from a registered bound
-    name (or ``rates.Bound``) derived with ``rates.law_for(bound, kind, var, **kw)``."""
+    """A :class:`~bilevel_theory.rates.Law` (re-exported as ``verify.claim.Law``): given one,
+    or derived from a registered bound name (or ``rates.Bound``) with
+    ``rates.law_for(bound, kind, var, **kw)``."""
     from bilevel_theory import rates  # noqa: PLC0415
 
     p = prediction_or_bound
     if kind is not None:
-        p = rates.law_for(p, kind, var, **kw)
-    return Law(*p.as_tuple())
+        return rates.law_for(p, kind, var, **kw)
+    return p if isinstance(p, Law) else Law(*p.as_tuple())
 
 
 def per_replicate(value: float, replicates: int) -> np.ndarray:

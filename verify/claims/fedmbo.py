@@ -654,7 +654,6 @@ def inner_lemma5(n, replicates, seed, backend="numpy", *, step_factor: float = 1
 # Laws (all derived with bilevel_theory.rates)
 # =============================================================================================
 
-_S = sp.Symbol("S", positive=True)
 _c_b = sp.Symbol("c_b", positive=True)
 _c_K = sp.Symbol("c_K", positive=True)
 _u = sp.Symbol("u", positive=True)  # 1/ε
@@ -665,16 +664,8 @@ def _simplified(b: rates.Bound) -> rates.Bound:
     return dataclasses.replace(b, expr=sp.powdenest(b.expr, force=True))
 
 
-_PROP1 = rates.BOUNDS["fedmbo.prop1_bias"]
-PROP1_SQ = rates.Bound(
-    "fedmbo.prop1_bias_squared", PAPER, _PROP1.source, _PROP1.expr ** 2,
-    r"\|\bar H - \bar\nabla f\|^2", "le", {"N": "Neumann truncation", "kappa_g": "κ_g"},
-    _PROP1.assumptions, (*_PROP1.notes, "squared: the measured quantity is ‖H̄ − ∇̄f‖²"))
-PROP1_PROOF_SQ = rates.Bound(
-    "fedmbo.prop1_bias_proof_squared", PAPER, rates.BOUNDS["fedmbo.prop1_bias_proof"].source,
-    rates.BOUNDS["fedmbo.prop1_bias_proof"].expr ** 2, r"\|\bar H - \bar\nabla f\|^2", "le",
-    {"N": "Neumann truncation", "kappa_g": "κ_g"}, _PROP1.assumptions,
-    rates.BOUNDS["fedmbo.prop1_bias_proof"].notes)
+PROP1_SQ = rates.BOUNDS["fedmbo.prop1_bias_squared"]
+PROP1_PROOF_SQ = rates.BOUNDS["fedmbo.prop1_bias_proof_squared"]
 THM1_N = _simplified(rates.BOUNDS["fedmbo.thm1"].derive(
     "fedmbo.thm1_N_chosen",
     {"N": -sp.log(_c_b * sp.sqrt(rates.n * rates.K))
@@ -688,19 +679,8 @@ THM1_EPS = _simplified(THM1_N.derive(
     "fedmbo.thm1_at_K_eps", {"K": _c_K * _u ** (-_a_eps) * rates.n ** _a_n},
     f"K = c_K ε^{{{_a_eps}}} n^{{{_a_n}}} (Cor. 1's K(ε), exponents by inversion of "
     "fedmbo.cor1), u = 1/ε", variables={"u": "1/ε", "n": "sampled clients"}))
-LEMMA5 = rates.Bound(
-    "fedmbo.lemma5", PAPER, P.cite("Lemma 5"),
-    (1 - rates.beta * rates.mu_g) ** rates.T * rates.D0
-    + 4 * (rates.sigma_g1 ** 2 + rates.sigma_g ** 2) * rates.T * rates.beta ** 2 / (rates.n * _S),
-    r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2", "le",
-    {"n": "sampled clients", "T": "inner steps"}, ("A1–A5", "β ≤ 1/(2ℓ_{g,1})"),
-    ("constant β_{k,t} = β, so Σ_t β² = Tβ²; D_0 = ‖y^k − y*(x^k)‖²",))
-LEMMA5_STATIONARY = rates.Bound(
-    "fedmbo.lemma5_stationary", PAPER, P.cite("Lemma 5, eq. (14)"),
-    4 * rates.beta * (rates.sigma_g1 ** 2 + rates.sigma_g ** 2) / (rates.mu_g * rates.n * _S),
-    r"\limsup_t \mathbb{E}\|y^{k,t} - y^*(x^k)\|^2", "le", {"n": "sampled clients"},
-    ("A1–A5", "β ≤ 1/(2ℓ_{g,1})"),
-    ("fixed point of the per-step recursion (14): e ≤ (1 − βμ_g)e + 4β²(σ_{g,1}² + σ_g²)/(nS)",))
+LEMMA5 = rates.BOUNDS["fedmbo.lemma5"]
+LEMMA5_STATIONARY = rates.BOUNDS["fedmbo.lemma5_stationary"]
 
 
 def _prop2_law() -> Law:

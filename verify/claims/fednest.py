@@ -187,17 +187,9 @@ def _ihgp_law() -> Law:
 INNER_ROUNDS, INNER_TAIL, INNER_TAU, INNER_NOISE = 100, 10, 5, 0.01
 h_sym = sp.Symbol("h", positive=True)
 
-#: [INFERRED] §2.5 [TEXT] (FEDNEST-I1): FedInn (FedLin-type SVRG) reaches the global y*(x)
-#: despite heterogeneity; with unbiased gradient noise of variance σ² and a constant step β its
-#: stationary mean-square error is O(βσ²/μ_g), with no heterogeneity term (FedAvg's has a drift
-#: term growing with the client spread h: O(βσ²/μ_g + drift(h))).
-FEDINN_BOUND = rates.Bound(
-    "fednest.fedinn_stationary", PAPER,
-    P.cite("§2.5 FedInn (FedSVRG/FedLin) vs FedAvg drift", "[INFERRED]"),
-    rates.beta * rates.sigma_g1 ** 2 / rates.mu_g,
-    r"\limsup_t \mathbb{E}\|y^t - y^*(x)\|^2", "O", {},
-    ("constant β ≤ 1/ℓ_{g,1}", "full participation"),
-    ("[INFERRED] no heterogeneity term: the fixed point of FedInn is y*(x) for every h",))
+#: FEDNEST-I1 [INFERRED]: FedInn's stationary error has no heterogeneity term (registered with
+#: the paper's bounds, ``bilevel_theory.fednest.bounds``).
+FEDINN_BOUND = rates.BOUNDS["fednest.fedinn_stationary"]
 
 
 @functools.cache
@@ -441,21 +433,9 @@ MM_CLIENTS, MM_DIM, MM_T, MM_TAU = 100, 10, 10, 5
 a_sym, lam_sym, tau_sym = rates.alpha, rates.lam, rates.tau
 muphi_sym = sp.Symbol("mu_Phi", positive=True)
 
-#: [INFERRED] per-epoch contraction of ‖x − x*‖² on the §4.3 instance.  Every client's x-Hessian
-#: is λI (f_i = … + (λ/2)‖x‖²), so FedOut's τ SVRG-corrected local steps of α/τ equal one step of
-#: γ = (1 − (1 − αλ/τ)^τ)/λ along the averaged gradient; with y⁺ = y*(x) (what T FedInn calls
-#: approximate) this is gradient descent on Φ(x) = ½μ_Φ‖x‖² (μ_Φ = λ + ‖Ā‖², x* = 0), whose
-#: squared distance contracts by (1 − γμ_Φ)² per epoch.  "Linear convergence" (Fig. 4) at this
-#: rate: the semilog slope of ‖x_k − x*‖² vs k is log((1 − γμ_Φ)²).
-MM_CONTRACTION = (1 - muphi_sym * (1 - (1 - a_sym * lam_sym / tau_sym) ** tau_sym) / lam_sym) ** 2
-MM_BOUND = rates.Bound(
-    "fednest.minimax_gd_contraction", PAPER, P.cite("§4.3, Fig. 4 (linear convergence)",
-                                                  "[INFERRED]"),
-    MM_CONTRACTION ** sp.Symbol("k", positive=True),
-    r"\|x_k - x^*\|^2 / \|x_0 - x^*\|^2", "le", {"k": "epoch"},
-    ("§4.3 instance, full participation, constant α, β",),
-    ("[INFERRED] the paper states linear convergence without a rate; the rate of exact GD on Φ "
-     "with FedOut's effective step is taken as the benchmark",))
+#: FEDNEST-I3 [INFERRED]: the per-epoch contraction (1 − γμ_Φ)² of exact GD on Φ with FedOut's
+#: effective step γ = (1 − (1 − αλ/τ)^τ)/λ (``bilevel_theory.fednest.bounds``).
+MM_BOUND = rates.BOUNDS["fednest.minimax_gd_contraction"]
 
 MM_SETTINGS = {
     "paper": dict(lam=10.0, spread=1.0),       # §4.3 as printed
@@ -551,19 +531,10 @@ def minimax_vs_lfednest(k, replicates, seed, backend="numpy", *, sampled=None,
 # =============================================================================================
 
 LF_K, LF_T, LF_N, LF_TAU = 160, 2, 12, 2
-c2_sym, c3_sym = sp.Symbol("c_2", positive=True), sp.Symbol("c_3", positive=True)
 
-#: [INFERRED] LFedNest's mean hypergradient field is mean_i [∇ₓf_i − B_iᵀA_i⁻¹∇_y f_i] (local
-#: IHGP) at the FedAvg inner point; writing A_i, B_i, ∇f_i as means plus h-scaled zero-mean
-#: deviations, first-order terms average out, so the field differs from ∇Φ by c₂h² + c₃h³ + …
-#: (the FedAvg drift of y is O(h²) as well) and its fixed point x̂ has ‖∇Φ(x̂)‖² = O(h⁴).
-LF_BOUND = rates.Bound(
-    "fednest.lfednest_bias", PAPER, P.cite("§4.1 (LFedNest degrades under heterogeneity)",
-                                         "[INFERRED]"),
-    (c2_sym * h_sym ** 2 + c3_sym * h_sym ** 3) ** 2, r"\|\nabla\Phi(\hat x_{LFedNest})\|^2", "O",
-    {"h": "client heterogeneity"}, ("full participation", "N large (Neumann bias negligible)"),
-    ("[INFERRED] the paper states only the degradation; the exponent is a second-order "
-     "expansion in the client spread",))
+#: FEDNEST-I4 [INFERRED]: ‖∇Φ(x̂)‖² = O((c₂h² + c₃h³)²) at LFedNest's fixed point
+#: (``bilevel_theory.fednest.bounds``).
+LF_BOUND = rates.BOUNDS["fednest.lfednest_bias"]
 
 
 @functools.cache

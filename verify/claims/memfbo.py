@@ -364,12 +364,7 @@ def _cited(name: str, result: str, tag: str) -> R_.Bound:
 
 LAW_GAP = law(_cited("memfbo.penalty_gap", "§4 penalty gap", "[TEXT]"), "exponent", "lambda")
 # the plateau: ‖∇Φ(x_λ)‖² = ‖∇L*_λ(x_λ) − ∇Φ(x_λ)‖² (∇L*_λ(x_λ) = 0): the squared gap
-_GAP = _cited("memfbo.penalty_gap", "§4 penalty gap", "[TEXT]")
-PLATEAU_BOUND = R_.Bound(
-    "memfbo.penalty_plateau", PAPER, P_.cite("§4 penalty gap, squared at x_λ"),
-    _GAP.expr ** 2, r"\|\nabla\Phi(x_\lambda)\|^2", "O", dict(_GAP.variables),
-    notes=(*_GAP.notes, "squared at the zero x_λ of ∇L*_λ, where "
-           "‖∇Φ(x_λ)‖ = ‖∇L*_λ(x_λ) − ∇Φ(x_λ)‖"))
+PLATEAU_BOUND = R_.BOUNDS["memfbo.penalty_plateau"]
 LAW_PLATEAU = law(PLATEAU_BOUND, "exponent", "lambda")
 _RATE_PARTIAL = _cited("memfbo.rate_partial", "Thm 5.11 (partial), MEMFBO-I3", "[INFERRED]")
 LAW_PART_T = law(_RATE_PARTIAL, "exponent", "T")
@@ -377,18 +372,10 @@ LAW_PART_P = law(_RATE_PARTIAL, "exponent", "P")
 LAW_FULL_T = law(_cited("memfbo.rate_full_tau_max", "Thm 5.11 (full) with Cor. 5.12's τ, "
                         "MEMFBO-I3", "[INFERRED]"), "exponent", "T")
 
-# Prop. 5.8 as stated (MEMFBO-R4): Δ_y ≤ O(η_y²τλ²)(M_se + M_cs) + O(η_y²τλ²)Δ_x
-# + O(η_y²τλ²)E‖y^t − y*_λ(x^t)‖², every constant independent of τ.
-_eta, _gy = (sp.Symbol(s, positive=True) for s in ("eta_y", "gamma_y"))
-_Mse, _Mcs, _Dx, _Ey = (sp.Symbol(s, positive=True) for s in ("M_se", "M_cs", "Delta_x", "E_y"))
+# Prop. 5.8 as stated (MEMFBO-R4), registered with the paper's bounds
+_gy = sp.Symbol("gamma_y", positive=True)
 _lam, _tau = R_.SYMBOLS["lambda"], R_.SYMBOLS["tau"]
-_c = _eta**2 * _tau * _lam**2
-DRIFT_BOUND = R_.Bound(
-    "memfbo.prop58_drift", PAPER, P_.cite("Prop. 5.8"),
-    _c * (_Mse + _Mcs) + _c * _Dx + _c * _Ey, r"\Delta_y^t", "O",
-    {"tau": "local steps", "lambda": "multiplier λ", "eta_y": "local step"},
-    notes=("MEMFBO-R4: the power of τ as stated; M_se, M_cs, Δ_x, E‖y − y*_λ‖² independent of "
-           "τ at fixed η",))
+DRIFT_BOUND = R_.BOUNDS["memfbo.prop58_drift"]
 LAW_DRIFT_FIXED = law(DRIFT_BOUND, "exponent", "tau")
 DRIFT_BOUND_ETA = DRIFT_BOUND.derive(
     "memfbo.prop58_drift_eta", {"eta_y": _gy / _tau},
@@ -406,19 +393,10 @@ CONSEQUENCE_BOUND = R_.Bound(
     notes=CONSEQUENCE_BOUND.notes)
 LAW_CONSEQUENCE = law(CONSEQUENCE_BOUND, "exponent", "tau")
 
-# Memory: the vectors a client keeps (Alg. 1: local x, y, z and the normalized sums h_x, h_y,
-# h_z of eq. (7)), b bytes each; no τ anywhere.  Hessian/Jacobian products: none (§3.2).
-_dx, _dy, _bytes = (sp.Symbol(s, positive=True) for s in ("d_x", "d_y", "b"))
-MEMORY_BOUND = R_.Bound(
-    "memfbo.client_state", PAPER, P_.cite("Alg. 1 / eqs. (6)–(7), §3.1"),
-    _bytes * (2 * _dx + 4 * _dy), r"\mathrm{per\ client\ state\ (bytes)}", "eq",
-    {"d_x": "dim x", "d_y": "dim y", "b": "bytes per number"},
-    notes=("x, y, z and the running sums h_x, h_y, h_z; independent of τ",))
+# Memory (Alg. 1's per-client vectors) and second-order calls (none), registered likewise
+MEMORY_BOUND = R_.BOUNDS["memfbo.client_state"]
 LAW_MEMORY = law(MEMORY_BOUND, "exact", subs={"d_x": DIM_X, "d_y": DIM_Y, "b": 8})
-SECOND_ORDER_BOUND = R_.Bound(
-    "memfbo.second_order_calls", PAPER, P_.cite("abstract / §3.2 / Alg. 1"),
-    sp.Integer(0), r"\mathrm{Hessian/Jacobian\ products\ per\ round}", "eq",
-    notes=("'uses only first-order gradient information for all local updates'",))
+SECOND_ORDER_BOUND = R_.BOUNDS["memfbo.second_order_calls"]
 LAW_SECOND_ORDER = law(SECOND_ORDER_BOUND, "exact")
 
 
