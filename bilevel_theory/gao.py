@@ -488,6 +488,11 @@ class LocalBSGVRM(_GaoBase):
         if hp["eta"] is None:
             hp["eta"] = theorem2_eta(K, p, g["L_hat"], hp["rho1"], g["L_Phi"])
         as_schedule("eta", hp["eta"])
+        if not callable(hp["eta"]):  # eq. 3.8's momentum weights 1 − αη², 1 − βη² in (0, 1)
+            for key in ("alpha", "beta"):
+                if hp[key] * hp["eta"] ** 2 >= 1.0:
+                    raise ValueError(f"`{key}`·`eta`² must be < 1 (eq. 3.8), got `{key}` = "
+                                     f"{hp[key]:.4g}, `eta` = {hp['eta']:.4g}")
         hp["minibatch"] = check_int("minibatch", p if hp["minibatch"] is None
                                     else hp["minibatch"], minimum=1)
         for key in ("correction", "same_sample"):
@@ -524,7 +529,7 @@ class LocalBSGVRM(_GaoBase):
             e_prev = schedule(t - 1)
             a, b = hp["alpha"] * e_prev ** 2, hp["beta"] * e_prev ** 2
             if a >= 1.0 or b >= 1.0:
-                raise ValueError(f"`alpha`·η² and `beta`·η² must be < 1 (eq. 3.8), got "
+                raise ValueError(f"`alpha`·`eta`² and `beta`·`eta`² must be < 1 (eq. 3.8), got "
                                  f"{a:.4g}, {b:.4g} at t = {t - 1}")
             if hp["same_sample"]:
                 new, old = gao_estimate_pair(ctx, idx, xs, ys, state["xs_prev"],

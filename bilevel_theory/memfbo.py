@@ -70,7 +70,7 @@ import numpy as np
 
 from bilevel_theory.problems.validation import check_real
 
-from .algorithm import Algorithm, Context, as_schedule
+from .algorithm import Algorithm, Context, as_schedule, start_vector
 
 # ---------------------------------------------------------------------------------- closed forms
 
@@ -185,9 +185,7 @@ class MemFBO(Algorithm):
         if z0 is None:
             s["z"] = s["y"] * 1.0
         else:
-            z0 = np.asarray(z0, dtype=float)
-            if z0.shape != (self.problem.dim_y,):
-                raise ValueError(f"`z0` must have shape ({self.problem.dim_y},), got {z0.shape}")
+            z0 = start_vector("z0", z0, self.problem.dim_y, self.problem.radius)
             s["z"] = ctx.xp.broadcast_to(ctx.xp.asarray(z0), s["y"].shape) * 1.0
         return s
 
@@ -244,6 +242,8 @@ class MemFBO(Algorithm):
         ctx.record("z", new_z)
         return dict(x=state["x"] - gamma["x"] * mx, y=state["y"] - gamma["y"] * my, z=new_z)
 
+
+REGISTERED = (MemFBO,)
 
 
 # =============================================================================================
@@ -347,5 +347,3 @@ def bounds() -> list:
         sp.Integer(0), r"\mathrm{Hessian/Jacobian\ products\ per\ round}", "eq",
         notes=("'uses only first-order gradient information for all local updates'",)))
     return out
-
-REGISTERED = (MemFBO,)

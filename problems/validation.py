@@ -49,7 +49,8 @@ def check_real(name: str, value: Any, *, minimum: float | None = None,
 def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     """One of ``choices``; the error lists them and the close matches."""
     choices = tuple(choices)
-    if value not in choices:
+    # only strings are compared: `in` on an array value would compare element-wise and raise
+    if not isinstance(value, str) or value not in choices:
         close = difflib.get_close_matches(str(value), choices, n=3)
         hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
         raise ValueError(f"`{name}` must be one of {list(choices)}, got {value!r}{hint}")
