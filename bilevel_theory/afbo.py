@@ -669,7 +669,8 @@ REGISTERED = (AFBO, AFBOSync, AFBONaive)
 
 
 # =============================================================================================
-# Theory: the bounds of Li, Zhu, Gong, Mao & Zhou, WiOpt 2024 (Thm 4.1, Cor 4.1), as sympy expressions.
+# Theory: the bounds of Li, Zhu, Gong, Mao & Zhou, WiOpt 2024 (Thm 4.1, Cor 4.1), as sympy
+# expressions.
 # ``bilevel_theory.rates.BOUNDS`` collects them by name; ``rates.law_for`` derives the claims'
 # laws from them.  Built on demand, so that importing the algorithm does not import sympy.
 # =============================================================================================
@@ -734,7 +735,8 @@ def bounds() -> list:
     _U2 = 1 + 4 * M_f * L_y * eta + alpha * L_y * D_hat**2 * eta**2 / 2
     _U3 = L_y * eta**2 / (2 * alpha * m) + L_y * eta**2 / (2 * alpha * m)
     _sig2 = sigma_g**2 + sigma_g1**2
-    _C = (2 * eta / mu_f * _b_afbo**2 + 6 * eta**2 / m * (D_hat * m * tau_bar + sigma_hat + 4 * D_hat)
+    _C = (2 * eta / mu_f * _b_afbo**2
+          + 6 * eta**2 / m * (D_hat * m * tau_bar + sigma_hat + 4 * D_hat)
           + (2 * eta**2 + L_f * U_1 / mu_f) * D_hat / m
           + 4 * L_f * _U2 * _sig2 / (m * mu_f * E_t) * beta_sq + L_f * _U3 * sigma_hat / mu_f)
     _AFBO_NOTES = ("constant η_t = η; Σ_i τ_i^t = m τ̄ (τ̄ the mean outer delay); Σ_k β_{t,k}² = B",
@@ -745,12 +747,15 @@ def bounds() -> list:
         (1 - eta * mu_f) ** T * V0 + _C * (1 - (1 - eta * mu_f) ** (T - 1)) / (eta * mu_f),
         r"\mathbb{E}[V^T]", "le", {"T": "rounds", "eta": "step η", "m": "clients"},
         ("Assumptions 4.1–4.6", "η μ_f < 1"),
-        (*_AFBO_NOTES, "AFBO-R5: '=' read as '≤'; AFBO-I2: U_1 and E^t undefined in the source (symbols)")))
+        (*_AFBO_NOTES, "AFBO-R5: '=' read as '≤'; AFBO-I2: U_1 and E^t undefined in the source "
+         "(symbols)")))
     _add(afbo_thm41a.derive(
         "afbo.thm41a_cor41_schedule",
-        {"U_1": u_1 * eta**2, "eta": 1 / sp.sqrt(T), "B_beta": 1 / T, "N": neumann_N_for(T, 1, kappa_g)},
+        {"U_1": u_1 * eta**2, "eta": 1 / sp.sqrt(T), "B_beta": 1 / T,
+         "N": neumann_N_for(T, 1, kappa_g)},
         "Cor 4.1's η = 1/√T, Σ_kβ² = K^tβ² = 1/T, N = log T/(2 log(κ_g/(κ_g−1))) (b² ∝ 1/T, a "
-        "constant inside N = O(log T)); [INFERRED] AFBO-I2: U_1 = u_1η² (undefined; by analogy with U_3 = "
+        "constant inside N = O(log T)); [INFERRED] AFBO-I2: U_1 = u_1η² (undefined; by analogy "
+        "with U_3 = "
         "O(η²); a constant U_1 would make the bound grow as √T)",
         source=_src("Thm 4.1(a) at Cor 4.1's schedule", "[INFERRED]"),
         variables={"T": "rounds", "m": "clients"}))
@@ -760,13 +765,15 @@ def bounds() -> list:
         ("the theorem at this schedule gives T^{−1/2} (afbo.thm41a_cor41_schedule)",)))
     _thm41b = (2 / (eta * T) * W0 + _b_afbo**2
                + 8 / (eta * T) * T * (M_f * _U2 / L_y + eta * M_f**2 * _sig2) * beta_sq
-               + 1 / (eta * T) * T * (3 * eta**2 * L_f / m + M_f * _U3 * sigma_hat / L_y) * sigma_hat
+               + 1 / (eta * T) * T * (3 * eta**2 * L_f / m + M_f * _U3 * sigma_hat / L_y)
+               * sigma_hat
                + 1 / (eta * T) * T * (m * tau_bar + 4) * 3 * L_f * eta**2 * D_hat / m)
     afbo_thm41b = _add(Bound(
         "afbo.thm41b", THEORY_PAPER, _src("Thm 4.1(b) (nonconvex)"), _thm41b, _STAT_T,
         "le", {"T": "rounds", "eta": "step η", "m": "clients", "tau_bar": "mean outer delay"},
         ("Assumptions 4.1–4.6", "η ≤ min{a_1, T/(2l_{g,1}a_2)}"),
-        (*_AFBO_NOTES, "AFBO-R8: (σ_g² + σ_{g,1}²) read literally on the second bracket term only")))
+        (*_AFBO_NOTES, "AFBO-R8: (σ_g² + σ_{g,1}²) read literally on the second bracket term "
+         "only")))
     _add(afbo_thm41b.derive(
         "afbo.thm41b_cor41_schedule",
         {"eta": sp.sqrt(m / T), "B_beta": 1 / T, "N": neumann_N_for(T, 1, kappa_g)},
@@ -781,7 +788,8 @@ def bounds() -> list:
     afbo_stale = _add(Bound(
         "afbo.staleness_term", THEORY_PAPER, _src("Thm 4.1(b) last term / Remark 2"),
         sp.simplify(1 / (eta * T) * T * (m * tau_bar + 4) * 3 * L_f * eta**2 * D_hat / m),
-        r"\frac{1}{\bar{\eta} T}\sum_t \left(\sum_i \tau_i^t + 4\right)\frac{3L_f\eta_t^2\hat{D}_f}{m}",
+        r"\frac{1}{\bar{\eta} T}\sum_t \left(\sum_i \tau_i^t + 4\right)"
+        r"\frac{3L_f\eta_t^2\hat{D}_f}{m}",
         "le", {"tau_bar": "mean outer delay", "eta": "step η", "m": "clients"},
         notes=("constant η; Σ_i τ_i^t = m τ̄; the only delay-dependent term of the bound",)))
 
@@ -794,7 +802,8 @@ def bounds() -> list:
         sp.simplify(_stale_excess),
         r"\frac{1}{T}\sum_t \|\nabla\Phi(x^t)\|^2 - (\ldots)_{\tau_i^t = 1}", "le",
         {"tau_excess": "mean outer delay minus 1", "eta": "step η"},
-        notes=("afbo.staleness_term at τ̄ minus at τ̄ = 1: the delay-dependent part of the bound",)))
+        notes=("afbo.staleness_term at τ̄ minus at τ̄ = 1: the delay-dependent part of the "
+               "bound",)))
     afbo_cor41_nc_m_indep = _add(Bound(
         "afbo.cor41_nonconvex_m_independent", THEORY_PAPER,
         _src("Cor 4.1 (nonconvex), the m-independent part"),

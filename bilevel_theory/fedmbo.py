@@ -95,7 +95,8 @@ REGISTERED = (FedMBO,)
 
 
 # =============================================================================================
-# Theory: the bounds of Huang, Zhang & Ji, ICML 2023 (Props 1–3, Thm 1, Cor 1), as sympy expressions.
+# Theory: the bounds of Huang, Zhang & Ji, ICML 2023 (Props 1–3, Lemma 5, Thm 1, Cor 1), as sympy
+# expressions.
 # ``bilevel_theory.rates.BOUNDS`` collects them by name; ``rates.law_for`` derives the claims'
 # laws from them.  Built on demand, so that importing the algorithm does not import sympy.
 # =============================================================================================
@@ -105,7 +106,7 @@ THEORY_CITATION = "Huang, Zhang & Ji, ICML 2023 (arXiv:2302.05412)"
 
 
 def bounds() -> list:
-    """The stated bounds of Huang, Zhang & Ji, ICML 2023, Props 1–3, Thm 1, Cor 1, as
+    """The stated bounds of Huang, Zhang & Ji, ICML 2023, Props 1–3, Lemma 5, Thm 1, Cor 1, as
     :class:`bilevel_theory.rates.Bound` objects (names ``"fedmbo.<result>"``)."""
     import sympy as sp  # noqa: PLC0415
 
@@ -176,22 +177,26 @@ def bounds() -> list:
     _add(Bound(
         "fedmbo.prop3_variance", THEORY_PAPER, _src("Prop 3"), sigma_tf**2 / n,
         r"\mathbb{E}\|\frac{1}{n}\sum_i (H_i - \bar{H})\|^2", "le", {"n": "sampled clients"},
-        notes=("FEDMBO-R4: the proof samples clients with replacement (pairwise independent H_i)",)))
+        notes=("FEDMBO-R4: the proof samples clients with replacement (pairwise independent "
+               "H_i)",)))
     fedmbo_thm1 = _add(Bound(
         "fedmbo.thm1", THEORY_PAPER, _src("Thm 1"),
         (a_hat3 + 1 / a_hat3) / sp.sqrt(n * K) + 1 / (sp.Min(a_hat1, a_hat2) * K) + _b_text**2,
         _STAT, "O", {"K": "outer iterations", "n": "sampled clients", "N": "Neumann truncation"},
         ("A1–A5", "α_k = min{α̂_1, α̂_2, √(n/K) α̂_3}, β_{k,t} = β̄ α_k/T"),
         ("b = κ_g ℓ_{f,1}((κ_g−1)/κ_g)^N (Prop 1 as stated)",
-         "FEDMBO-R8: the proof's extra O(α̂_3/(ST√(nK)) + ...) terms (eq. 22c) are not in the statement",
+         "FEDMBO-R8: the proof's extra O(α̂_3/(ST√(nK)) + ...) terms (eq. 22c) are not in the "
+         "statement",
          "at fixed N the bound has the floor b²: exponent 0 in K")))
     _add(fedmbo_thm1.derive(
         "fedmbo.thm1_cor1_constants",
-        {"alpha_hat1": kappa_g**-3, "alpha_hat2": T * kappa_g**-3, "alpha_hat3": kappa_g ** _R(-5, 2),
+        {"alpha_hat1": kappa_g**-3, "alpha_hat2": T * kappa_g**-3,
+         "alpha_hat3": kappa_g ** _R(-5, 2),
          "N": neumann_N_for(K, 1, kappa_g)},
         "Cor 1's proof constants α̂_1 = κ_g^{−3}, α̂_2 = Tκ_g^{−3}, α̂_3 = κ_g^{−5/2}; N = log K/"
         "(2 log(κ_g/(κ_g−1))) ≈ (κ_g/2) log K so b² = κ_g²ℓ_{f,1}²/K (a constant inside "
-        "N = Ω(κ_g log K); FEDMBO-R9: b = K^{−1/4} would give b² = K^{−1/2} and cancel the speedup)",
+        "N = Ω(κ_g log K); FEDMBO-R9: b = K^{−1/4} would give b² = K^{−1/2} and cancel the "
+        "speedup)",
         source=_src("Thm 1 with Cor 1's constants"),
         variables={"K": "outer iterations", "n": "sampled clients", "kappa_g": "κ_g"}))
     _add(Bound(

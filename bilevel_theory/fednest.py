@@ -466,7 +466,8 @@ REGISTERED = (FedNest, FedNestReleased, LFedNest, FedNestSGD, LFedNestSVRG, FedS
 
 
 # =============================================================================================
-# Theory: the bounds of Tarzanagh, Li, Thrampoulidis & Oymak, ICML 2022 (Lemma 2.2, Thms 3.1–3.2, Cors 3.1–3.3), as sympy expressions.
+# Theory: the bounds of Tarzanagh, Li, Thrampoulidis & Oymak, ICML 2022 (Lemma 2.2, Thms
+# 3.1–3.2, Cors 3.1–3.3, and the readings FEDNEST-I1/I3/I4), as sympy expressions.
 # ``bilevel_theory.rates.BOUNDS`` collects them by name; ``rates.law_for`` derives the claims'
 # laws from them.  Built on demand, so that importing the algorithm does not import sympy.
 # =============================================================================================
@@ -476,7 +477,8 @@ THEORY_CITATION = "Tarzanagh, Li, Thrampoulidis & Oymak, ICML 2022 (arXiv:2205.0
 
 
 def bounds() -> list:
-    """The stated bounds of Tarzanagh, Li, Thrampoulidis & Oymak, ICML 2022, Lemma 2.2, Thms 3.1–3.2, Cors 3.1–3.3, as
+    """The stated bounds of Tarzanagh, Li, Thrampoulidis & Oymak, ICML 2022, Lemma 2.2,
+    Thms 3.1–3.2, Cors 3.1–3.3 (and the readings FEDNEST-I1/I3/I4), as
     :class:`bilevel_theory.rates.Bound` objects (names ``"fednest.<result>"``)."""
     import sympy as sp  # noqa: PLC0415
 
@@ -532,8 +534,8 @@ def bounds() -> list:
         "fednest.rounds_fednest", THEORY_PAPER, _src("§3 rounds per epoch"),
         2 * T + N + 3, r"\mathrm{rounds\ per\ epoch\ (FedNest)}", "eq",
         {"T": "inner FedInn calls", "N": "Neumann steps"},
-        notes=("FEDNEST-R1: N + 3 matches the official code (fixed `neumann` iterations); the random "
-               "N' ≤ N−1 would give at most N + 2",)))
+        notes=("FEDNEST-R1: N + 3 matches the official code (fixed `neumann` iterations); the "
+               "random N' ≤ N−1 would give at most N + 2",)))
     _add(Bound(
         "fednest.rounds_lfednest", THEORY_PAPER, _src("§3 rounds per epoch"),
         T + 1, r"\mathrm{rounds\ per\ epoch\ (LFedNest)}", "eq", {"T": "inner FedInn (SGD) calls"}))

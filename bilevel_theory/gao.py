@@ -632,16 +632,19 @@ def bounds() -> list:
     _gao_thm1 = (
         2 * Delta / (eta * rho1 * T) + 20 * L_tilde**2 * D0 / (eta * T * rho2 * mu)
         + 4 * G**2 / (alpha * eta * T) + 500 * L_tilde**2 * sigma**2 / (3 * eta * T * beta * mu**2)
-        + 4 * alpha * eta * sigma**2 / K + 500 * beta * eta * sigma**2 * L_tilde**2 / (3 * K * mu**2)
+        + 4 * alpha * eta * sigma**2 / K
+        + 500 * beta * eta * sigma**2 * L_tilde**2 / (3 * K * mu**2)
         + 4 * Delta_Q**2
         + 24 * alpha**2 * eta**4 * p**4 * (rho1**2 + rho2**2)
         * (2 * L_hat**2 + 500 * L1**2 * L_tilde**2 / (3 * mu**2)) * _gao_common[0]
         + 24 * beta**2 * eta**4 * p**4 * (rho1**2 + rho2**2)
         * (2 * L_hat**2 + 500 * L1**2 * L_tilde**2 / (3 * mu**2)) * _gao_common[1]
         + 24 * alpha**2 * p**2 * eta**2 * (rho1**2 + rho2**2)
-        * (4 * L_hat**2 / alpha**2 + 500 * L1**2 * L_tilde**2 / (3 * beta**2 * mu**2)) * _gao_common[0]
+        * (4 * L_hat**2 / alpha**2 + 500 * L1**2 * L_tilde**2 / (3 * beta**2 * mu**2))
+        * _gao_common[0]
         + 24 * beta**2 * p**2 * eta**2 * (rho1**2 + rho2**2)
-        * (4 * L_hat**2 / alpha**2 + 500 * L1**2 * L_tilde**2 / (3 * beta**2 * mu**2)) * _gao_common[1]
+        * (4 * L_hat**2 / alpha**2 + 500 * L1**2 * L_tilde**2 / (3 * beta**2 * mu**2))
+        * _gao_common[1]
     )
     gao_thm1 = _add(Bound(
         "gao.thm1", THEORY_PAPER, _src("Thm 1 (LocalBSGM)"), _gao_thm1, _GAO_Q, "le",
@@ -653,8 +656,8 @@ def bounds() -> list:
     # Q + 1 = log(1/ε)/log(1/(1−θμ)) makes (1−θμ)^{Q+1} = ε: a constant chosen inside Q = O(log 1/ε)
     _gao_Q_eps = sp.log(eps) / sp.log(1 - theta * mu) - 1
     _gao_dq_eps = gao_delta_q.expr.subs(Q, _gao_Q_eps)
-    _GAO_Q_NOTE = ("Q + 1 = log(1/ε)/log(1/(1−θμ)) (so Δ_Q = ε L_0L_1/μ): a constant chosen inside "
-                   "Cor's Q = O(log(1/ε))")
+    _GAO_Q_NOTE = ("GAO-R9: Q + 1 = log(1/ε)/log(1/(1−θμ)) (so Δ_Q = ε L_0L_1/μ): a constant "
+                   "chosen inside Cor's Q = O(log(1/ε))")
     _gao_eta1, _gao_p = c_eta * K * eps, c_p / (K * sp.sqrt(eps))
     _gao_T1 = c_T * kappa**5 / (K * eps**2)
     gao_thm1_rates = _add(gao_thm1.derive(
@@ -679,7 +682,8 @@ def bounds() -> list:
     _A = p / T + 1 / (K ** _R(2, 3) * T ** _R(2, 3))
     _lnT = sp.log(T + 1)
     _gao_thm2 = _A * (
-        2 * Delta / rho1 + 4 * G**2 + 500 * L_tilde**2 * sigma**2 / (3 * mu**2) + 32 * sigma**2 * _lnT
+        2 * Delta / rho1 + 4 * G**2 + 500 * L_tilde**2 * sigma**2 / (3 * mu**2)
+        + 32 * sigma**2 * _lnT
         + 4000 * sigma**2 * L_tilde**2 * _lnT / (3 * mu**2)
         + 4 * Delta_Q**2 * K ** _R(2, 3) * (T + 1) ** _R(2, 3)
         + 510 * (rho1**2 + rho2**2) * 96 * 8 * sigma**2 * L_tilde**2 * _lnT / mu**2
@@ -701,7 +705,8 @@ def bounds() -> list:
         "gao.cor2_iterations", THEORY_PAPER, _src("Cor 2 / Remark 4 (iterations T)"),
         _gao_T2 / c_T, "T", "O", {"epsilon": "accuracy", "K": "devices", "kappa": "κ"},
         notes=("iteration complexity = Cor 2's T schedule",
-               "GAO-R4, GAO-R5: Thm 2's α = O(L̂²/K) vs Cor 2's O(L̂²/K²); Thm 2 bounds p by a constant")))
+               "GAO-R4, GAO-R5: Thm 2's α = O(L̂²/K) vs Cor 2's O(L̂²/K²); Thm 2 bounds p by a "
+               "constant")))
     _add(Bound(
         "gao.cor2_communication", THEORY_PAPER, _src("Cor 2 / Remark 4 (T/p)"),
         (_gao_T2 / _gao_p) * c_p / c_T, "T/p", "O",

@@ -247,7 +247,8 @@ REGISTERED = (MemFBO,)
 
 
 # =============================================================================================
-# Theory: the bounds of Yang, Xiao, Ma & Ji, AAAI 2025 (Thm 5.11, Cor 5.12), as sympy expressions.
+# Theory: the bounds of Yang, Xiao, Ma & Ji, AAAI 2025 (Prop 5.8, Thm 5.11, Cor 5.12, Alg. 1's
+# state), as sympy expressions.
 # ``bilevel_theory.rates.BOUNDS`` collects them by name; ``rates.law_for`` derives the claims'
 # laws from them.  Built on demand, so that importing the algorithm does not import sympy.
 # =============================================================================================
@@ -257,7 +258,7 @@ THEORY_CITATION = "Yang, Xiao, Ma & Ji, AAAI 2025"
 
 
 def bounds() -> list:
-    """The stated bounds of Yang, Xiao, Ma & Ji, AAAI 2025, Thm 5.11, Cor 5.12, as
+    """The stated bounds of Yang, Xiao, Ma & Ji, AAAI 2025, Prop 5.8, Thm 5.11, Cor 5.12, as
     :class:`bilevel_theory.rates.Bound` objects (names ``"memfbo.<result>"``)."""
     import sympy as sp  # noqa: PLC0415
 
@@ -300,7 +301,8 @@ def bounds() -> list:
         "memfbo.rate_full", THEORY_PAPER, _src("Thm 5.11 (full)", "[INFERRED]"),
         (P * tau * T) ** _R(-2, 7) + T ** _R(-2, 3), r"\min_t \mathbb{E}\|\nabla\Phi(x^t)\|^2", "O",
         {"T": "rounds", "P": "clients", "tau": "local steps"}, (),
-        ("[INFERRED] MEMFBO-I3: stochastic (PτT)^{−2/7} plus the deterministic λ/T + 1/λ² floor T^{−2/3}",)))
+        ("[INFERRED] MEMFBO-I3: stochastic (PτT)^{−2/7} plus the deterministic λ/T + 1/λ² "
+         "floor T^{−2/3}",)))
     _add(memfbo_rate_full.derive(
         "memfbo.rate_full_tau_max", {"tau": c_tau * T ** _R(4, 3) / P},
         "Cor 5.12's τ = c_τ P^{−1}T^{4/3} substituted", variables={"T": "rounds"}))
@@ -309,7 +311,8 @@ def bounds() -> list:
         lam / T + lam ** _R(3, 2) * (P * T) ** _R(-1, 2) + lam**-2,
         r"\min_t \mathbb{E}\|\nabla\Phi(x^t)\|^2", "O",
         {"lambda": "multiplier λ", "T": "rounds", "P": "sampled clients"}, (),
-        ("[INFERRED] MEMFBO-I4: plausible balance λ/T + λ^{3/2}(PT)^{−1/2} + 1/λ² (penalty bias O(1/λ²))",)))
+        ("[INFERRED] MEMFBO-I4: plausible balance λ/T + λ^{3/2}(PT)^{−1/2} + 1/λ² (penalty "
+         "bias O(1/λ²))",)))
     _add(Bound(
         "memfbo.balance_full", THEORY_PAPER, _src("rate balance", "[INFERRED]"),
         lam / T + lam ** _R(3, 2) * (P * tau * T) ** _R(-1, 2) + lam**-2,
