@@ -13,8 +13,9 @@ is ``≤ ε`` (up to the constants of the O(·)).  "``T(ε)`` iterations suffice
 the schedule at a grid of accuracies ``ε`` and ``A`` is fitted (log–log) against the iterations
 ``T(ε)`` (Cor. 1: ``A = O(T^{-1/2})`` ⟺ ``T = O(ε^{-2})``; Cor. 2: ``O(T^{-2/3})``) or against the
 communication rounds ``T/p`` (``O((T/p)^{-2/3})``; Cor. 2: ``O((T/p)^{-1})``), kind ``at_most``.
-The exponents are derived in ``rates.py`` (the bound of Thm. 1/2 at the corollary's schedule,
-``ε`` eliminated through the corollary's cost).  Linear speedup (Cor. 1) is ``A`` flat in the
+The exponents are derived with ``bilevel_theory.rates`` from the bounds registered by
+``bilevel_theory.gao.bounds`` (the bound of Thm. 1/2 at the corollary's schedule, ``ε``
+eliminated through the corollary's cost).  Linear speedup (Cor. 1) is ``A`` flat in the
 number of devices ``K`` at the schedule ``T ∝ 1/K``.  Sweep points sit where the period
 ``p = c_p/(Kε^{1/2})`` is an integer ≥ 2, so the schedule is exactly the corollary's.
 
