@@ -17,9 +17,9 @@ import time
 from collections.abc import Iterable
 
 import numpy as np
-from bilevel_theory.problems import QuadraticBilevel
 
 from bilevel_theory import ALGORITHMS, run
+from bilevel_theory.problems import QuadraticBilevel
 
 from .claim import BUDGETS
 from .store import ResultsStore, versions
