@@ -242,3 +242,13 @@ def test_ill_conditioned_default_neumann_steps_refused_with_estimate():
     message = str(info.value)
     assert "floating-point operations" in message and "neumann_steps=" in message
     assert "derived from the instance" in message
+
+
+def test_afbo_local_step_zero_is_the_documented_minibatch():
+    # local_step = 0: the E_i gradients are drawn at the same y (a minibatch), as documented
+    # in bilevel_theory/afbo.py; a negative step is refused naming it
+    prob = PROBLEMS["afbo"]
+    trace = bt.run("afbo", prob, rounds=2, replicates=2, seed=0, local_step=0.0,
+                   local_iterations=3)
+    assert np.isfinite(trace.stationarity).all()
+    _refused("afbo", prob, "`local_step`", local_step=-0.1)
