@@ -21,7 +21,6 @@ top level, including ``if``/``try`` blocks, excluding function and class bodies 
 from __future__ import annotations
 
 import ast
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -237,19 +236,3 @@ def test_no_import_cycle_through_local_imports():
     cycles = find_cycles(_graph(everywhere=True))
     assert not cycles, "import cycles (counting function-local imports): " + "; ".join(
         " → ".join(c) for c in cycles) + "; move what both need into a leaf module"
-
-
-def test_docstring_examples_are_collected():
-    """``python -m pytest`` runs the library's docstring examples (``--doctest-modules`` over
-    the library folders) besides ``tests/``, and never the plug-in example's own tests."""
-    ini = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    options = ini["tool"]["pytest"]["ini_options"]
-    assert "--doctest-modules" in options["addopts"].split()
-    paths = set(options["testpaths"])
-    assert "tests" in paths and "examples" not in paths
-    assert "examples" in options["norecursedirs"]
-    with_examples = {MODULES[m].relative_to(ROOT).parts[0] for m in MODULES
-                     if ">>>" in MODULES[m].read_text(encoding="utf-8")}
-    assert with_examples, "no docstring example found in the library"
-    assert with_examples <= paths, f"folders with examples not collected: {with_examples - paths}"
-    assert set(LAYERS) <= paths
