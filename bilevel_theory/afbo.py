@@ -689,6 +689,7 @@ def bounds() -> list:
         V0,
         W0,
         Bound,
+        BoundList,
         D_hat,
         E_t,
         L_f,
@@ -714,14 +715,8 @@ def bounds() -> list:
         u_1,
     )
 
-    out: list = []
-
-    def _add(b: Bound) -> Bound:
-        out.append(b)
-        return b
-
-    def _src(result: str, tag: str = "[TEXT]") -> str:
-        return f"{THEORY_CITATION}, {result} {tag}"
+    out = BoundList(THEORY_CITATION)
+    _add, _src = out.add, out.source
 
     _R = sp.Rational
     _STAT_T = r"\frac{1}{T}\sum_{t} \mathbb{E}\|\nabla f(x^t)\|^2"

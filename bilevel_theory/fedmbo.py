@@ -113,6 +113,7 @@ def bounds() -> list:
     from bilevel_theory.rates import (  # noqa: PLC0415
         D0,
         Bound,
+        BoundList,
         K,
         N,
         T,
@@ -135,14 +136,8 @@ def bounds() -> list:
         sigma_tf,
     )
 
-    out: list = []
-
-    def _add(b: Bound) -> Bound:
-        out.append(b)
-        return b
-
-    def _src(result: str, tag: str = "[TEXT]") -> str:
-        return f"{THEORY_CITATION}, {result} {tag}"
+    out = BoundList(THEORY_CITATION)
+    _add, _src = out.add, out.source
 
     _R = sp.Rational
     _STAT = r"\frac{1}{K}\sum_{k} \mathbb{E}\|\nabla f(x^k)\|^2"

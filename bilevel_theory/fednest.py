@@ -484,6 +484,7 @@ def bounds() -> list:
 
     from bilevel_theory.rates import (  # noqa: PLC0415
         Bound,
+        BoundList,
         Delta_f,
         K,
         N,
@@ -506,14 +507,8 @@ def bounds() -> list:
         tau,
     )
 
-    out: list = []
-
-    def _add(b: Bound) -> Bound:
-        out.append(b)
-        return b
-
-    def _src(result: str, tag: str = "[TEXT]") -> str:
-        return f"{THEORY_CITATION}, {result} {tag}"
+    out = BoundList(THEORY_CITATION)
+    _add, _src = out.add, out.source
 
     _R = sp.Rational
     _STAT = r"\frac{1}{K}\sum_{k} \mathbb{E}\|\nabla f(x^k)\|^2"

@@ -583,6 +583,7 @@ def bounds() -> list:
         L0,
         L1,
         Bound,
+        BoundList,
         Delta,
         Delta_Q,
         G,
@@ -609,14 +610,8 @@ def bounds() -> list:
         theta,
     )
 
-    out: list = []
-
-    def _add(b: Bound) -> Bound:
-        out.append(b)
-        return b
-
-    def _src(result: str, tag: str = "[TEXT]") -> str:
-        return f"{THEORY_CITATION}, {result} {tag}"
+    out = BoundList(THEORY_CITATION)
+    _add, _src = out.add, out.source
 
     _R = sp.Rational
     _GAO_Q = (r"\frac{1}{T}\sum_t \left(\|\nabla\Phi(\bar x_t)\|^2 + \tilde L^2"

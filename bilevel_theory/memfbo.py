@@ -262,16 +262,10 @@ def bounds() -> list:
     :class:`bilevel_theory.rates.Bound` objects (names ``"memfbo.<result>"``)."""
     import sympy as sp  # noqa: PLC0415
 
-    from bilevel_theory.rates import Bound, C_lam, P, T, c_tau, eps, lam, tau  # noqa: PLC0415
+    from bilevel_theory.rates import Bound, BoundList, C_lam, P, T, c_tau, eps, lam, tau  # noqa: PLC0415
 
-    out: list = []
-
-    def _add(b: Bound) -> Bound:
-        out.append(b)
-        return b
-
-    def _src(result: str, tag: str = "[TEXT]") -> str:
-        return f"{THEORY_CITATION}, {result} {tag}"
+    out = BoundList(THEORY_CITATION)
+    _add, _src = out.add, out.source
 
     _R = sp.Rational
 

@@ -208,6 +208,22 @@ class Bound:
                      notes=(*self.notes, note))
 
 
+
+class BoundList(list):
+    """A paper's bounds as its ``bounds()`` builds them: ``add(bound)`` appends and returns it,
+    ``source(result, tag)`` gives a bound's source, ``"<citation>, <result> <tag>"``."""
+
+    def __init__(self, citation: str):
+        super().__init__()
+        self.citation = citation
+
+    def add(self, bound: Bound) -> Bound:
+        self.append(bound)
+        return bound
+
+    def source(self, result: str, tag: str = "[TEXT]") -> str:
+        return f"{self.citation}, {result} {tag}"
+
 def _tex(expr: sp.Expr) -> str:
     return sp.latex(expr, symbol_names=_LATEX)
 
