@@ -658,6 +658,7 @@ CLAIMS += [
         statement=r"\mathrm{AFBO}:\ \mathbb{E}\|x^T - x^*\|^2 \propto T^{-1/2};\ "
                   r"\mathrm{naive\ asynchronous}:\ \mathrm{plateau}",
         kind="contrast", variable="T", quantity=r"\mathbb{E}\|x^T - x^*\|^2",
+        extra={"series": {"value": "AFBO (most recent updates)", "contrast": "naive asynchronous aggregation"}},
         measure=no_bias_contrast, grid=T_GRID, replicates=per_budget(16, 64, 128),
         law=LAW_SC_THM, tolerance=0.15,
         schedule=f"{SC_SCHED}; Stragglers(0.25, slowdown 5) outer and inner (bounded, "

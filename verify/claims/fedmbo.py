@@ -861,6 +861,7 @@ def _claims() -> list:
             statement=(r"\mathrm{PHE:}\ \mathbb{E}\|\frac{1}{n}\sum_i H_i - \bar{H}\|^2 "
                        r"\propto n^{-1};\ \mathrm{FedNest\ shared}\ p_{N'}\mathrm{:\ no}"),
             kind="contrast", variable="n",
+            extra={"series": {"value": "PHE (FedMBO)", "contrast": "shared-chain IHGP (FedNest)"}},
             quantity=r"\|h - \bar{H}\|^2",
             measure=phe_vs_ihgp_variance,
             grid=per_budget(_pow2(0, 9), _pow2(0, 11), _pow2(0, 13)),
@@ -1019,6 +1020,7 @@ def _claims() -> list:
             statement=(r"\limsup_t \mathbb{E}\|y^{k,t} - y^*(x^k)\|^2 \leq "
                        r"4\beta(\sigma_{g,1}^2 + \sigma_g^2)/(\mu_g n S)"),
             kind="contrast", variable="n",
+            extra={"series": {"value": "minibatch SGD inner loop (FedMBO)", "contrast": "FedAvg inner loop"}},
             quantity=r"\mathbb{E}\|y^{k,t} - y^*(x^k)\|^2",
             measure=inner_drift,
             grid=per_budget([1, 2, 4, 8, 16, 32, 64, 128], _pow2(0, 10), _pow2(0, 11)),

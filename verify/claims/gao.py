@@ -862,6 +862,7 @@ CLAIMS = [
         statement=r"(\epsilon\, T/p)_{\mathrm{LocalBSGVRM}} = \mathcal{O}(1),\quad "
                   r"(\epsilon\, T/p)_{\mathrm{LocalBSGM}} \propto \epsilon^{-1/2}",
         kind="contrast", variable=r"1/\epsilon", quantity=r"A \cdot T/p",
+        extra={"series": {"value": "LocalBSGVRM", "contrast": "LocalBSGM"}},
         measure=vrm_vs_m,
         grid=_grid(PERIODS, lambda p: 1.0 / _eps_of_period(M_DESIGN, p)),
         replicates={"smoke": 32, "standard": 96, "full": 256}, law=LAW_PRODUCT, tolerance=0.15,
