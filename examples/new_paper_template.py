@@ -85,8 +85,9 @@ CLAIMS = [
         grid=per_budget([1, 2, 4, 8, 16, 32], [1, 2, 4, 8, 16, 32, 64],
                         [1, 2, 4, 8, 16, 32, 64, 128]),
         replicates=per_budget(256, 1024, 4096),
-        # The law: a slope in log–log coordinates (use ``kit.law`` with a ``rates`` bound when
-        # the exponent comes from a theorem's formula).
+        # The law: a slope in log–log coordinates.  When the theorem gives a formula, derive
+        # it instead of typing it: register the bound in your algorithm module's ``bounds()``
+        # and use e.g. ``kit.law("fedmbo.prop3_variance", "exponent", "n")`` (→ −1).
         law=Law(-1.0, r"\sigma^2 / n", "the mean of n independent noises"),
         tolerance=0.1,
         schedule="one FedMBO round, T = 2, N = 2, sampling with replacement, σ = 1",
