@@ -241,3 +241,15 @@ def test_failing_measure_names_the_point_and_keeps_earlier_points(tmp_path):
         check(claim, "smoke", seed=0, store=tmp_path)
     assert ResultsStore(tmp_path).completed(claim.id, "smoke", config_hash(claim, "smoke"),
                                             0, "numpy") == {0, 1, 2}
+
+
+def test_stored_points_follow_the_code_not_its_documentation(tmp_path):
+    """The config hash's code digest ignores docstrings and comments but not code."""
+    from bilevel_theory.verify.runner import _code_of
+
+    a, b, c = (tmp_path / n for n in ("a.py", "b.py", "c.py"))
+    a.write_text('"""Doc."""\ndef f(x):\n    """One."""\n    return x + 1  # note\n')
+    b.write_text('"""Other doc."""\ndef f(x):\n    """Two."""\n    return x + 1\n')
+    c.write_text('"""Doc."""\ndef f(x):\n    """One."""\n    return x + 2\n')
+    assert _code_of(a) == _code_of(b)
+    assert _code_of(a) != _code_of(c)

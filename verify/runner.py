@@ -29,6 +29,7 @@ the tasks to an existing Dask cluster (the optional extra ``distributed``, impor
 
 from __future__ import annotations
 
+import ast
 import concurrent.futures as cf
 import contextlib
 import functools
@@ -105,10 +106,29 @@ def _measure_name(m: Any) -> str:
     return f"{getattr(m, '__module__', '?')}.{getattr(m, '__qualname__', repr(m))}"
 
 
+def _code_of(path: Path) -> bytes:
+    """A module's code without its docstrings and comments (its AST), so that editing the
+    documentation does not invalidate stored results; the raw bytes if it does not parse."""
+    source = path.read_bytes()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return source
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            body[0] = ast.Pass()
+    return ast.dump(tree).encode()
+
+
 @functools.cache
 def _source_digest(*files: str) -> str:
     """SHA-256 of the library's computing code (``bilevel_theory``, its ``problems`` and the
-    claims catalogue) and of ``files``: stored points are reused only by the same code."""
+    claims catalogue) and of ``files``, docstrings and comments excluded: stored points are
+    reused only by the same code."""
     import bilevel_theory  # noqa: PLC0415
     from bilevel_theory import problems  # noqa: PLC0415
 
@@ -121,7 +141,7 @@ def _source_digest(*files: str) -> str:
     h = hashlib.sha256()
     for path in sorted(paths, key=lambda q: (q.name, str(q))):
         try:
-            h.update(path.name.encode() + b"\0" + path.read_bytes())
+            h.update(path.name.encode() + b"\0" + _code_of(path))
         except OSError:
             continue
     return h.hexdigest()[:16]
