@@ -170,6 +170,6 @@ def theta_q(ctx: Context, idx, x, y, v, theta: float, Q: int):
 def neumann_bias_matrix(problem, neumann_steps: int, scale: float) -> np.ndarray:
     """Exact ``E_{N'}[(N/ℓ)(I − A/ℓ)^{N'}] − A⁻¹ = −A⁻¹(I − A/ℓ)^N`` for the global ``A``
     (FedNest Lemma 2.2, FedMBO eq. 5): its norm is ``(1 − λ_min(A)/ℓ)^N / λ_min(A)``."""
-    A = problem.host._closed["A"]
+    A = problem.host.closed_form.A
     M = np.eye(A.shape[0]) - A / scale
     return -np.linalg.solve(A, np.linalg.matrix_power(M, neumann_steps))

@@ -78,8 +78,8 @@ from .algorithm import Algorithm, Context, as_schedule, start_vector
 def _penalty_system(problem, lam: float):
     """``(S + λA)`` and its check: ``F + λG`` must be strongly convex in ``y``."""
     lam = check_real("lam", lam, minimum=0.0, strict_minimum=True)
-    C = problem.host._closed
-    M = C["S"] + lam * C["A"]
+    C = problem.host.closed_form
+    M = C.S + lam * C.A
     M = 0.5 * (M + M.T)
     low = float(np.linalg.eigvalsh(M).min())
     if low <= 0.0:
@@ -92,7 +92,7 @@ def penalty_y(problem, x, lam: float) -> np.ndarray:
     """``y_λ(x) = argmin_y F(x, y) + λG(x, y) = (S + λA)⁻¹(λ(Bx + c) − Rᵀx − q)``."""
     C, M, lam = _penalty_system(problem, lam)
     x = np.asarray(x, dtype=float)
-    rhs = lam * (x @ C["B"].T + C["c"]) - x @ C["R"] - C["q"]
+    rhs = lam * (x @ C.B.T + C.c) - x @ C.R - C.q
     return np.linalg.solve(M, rhs[..., None])[..., 0]
 
 
@@ -107,8 +107,8 @@ def penalty_gradient(problem, x, lam: float) -> np.ndarray:
     C, _, lam = _penalty_system(h, lam)
     y_lam = penalty_y(h, x, lam)
     y_star = np.asarray(h.y_star(x))
-    grad_x_f = x @ C["P"] + y_lam @ C["R"].T + C["p"]
-    return grad_x_f - lam * (y_lam - y_star) @ C["B"]
+    grad_x_f = x @ C.P + y_lam @ C.R.T + C.p
+    return grad_x_f - lam * (y_lam - y_star) @ C.B
 
 
 def penalty_stationary_point(problem, lam: float) -> tuple[np.ndarray, float]:

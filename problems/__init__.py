@@ -9,8 +9,8 @@ from .bilevel import QuadraticBilevel
 from .compositional import QuadraticCompositional
 from .minimax import QuadraticMinimax
 from .oracle import Oracle, OracleCounter
-from .quadratic import FederatedQuadratic
+from .quadratic import ClosedForm, FederatedQuadratic
 
-__all__ = ["BACKENDS", "Backend", "BackendUnavailable", "FederatedQuadratic", "Oracle",
+__all__ = ["BACKENDS", "Backend", "BackendUnavailable", "ClosedForm", "FederatedQuadratic", "Oracle",
            "OracleCounter", "QuadraticBilevel", "QuadraticCompositional", "QuadraticMinimax",
            "cupy_available", "get_backend"]

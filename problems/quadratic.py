@@ -46,6 +46,27 @@ def block_norm(a: float, b: float, d: float) -> float:
     return float(np.linalg.norm(np.array([[a, b], [b, d]]), 2))
 
 
+@dataclass(frozen=True)
+class ClosedForm:
+    """The global problem in closed form (means over the clients), from which ``y*``, ``Φ`` and
+    ``∇Φ`` follow exactly: ``g(x, y) = ½yᵀAy − yᵀ(Bx + c)``, ``f(x, y) = ½xᵀPx + xᵀRy +
+    ½yᵀSy + pᵀx + qᵀy``; ``J = A⁻¹B`` and ``y0 = A⁻¹c`` give ``y*(x) = Jx + y0``; ``H`` is
+    ``∇²Φ`` and ``g0 = ∇Φ(0)``, so ``∇Φ(x) = Hx + g0``."""
+
+    A: Any
+    B: Any
+    c: Any
+    R: Any
+    S: Any
+    P: Any
+    p: Any
+    q: Any
+    J: Any
+    y0: Any
+    H: Any
+    g0: Any
+
+
 @dataclass(frozen=True, eq=False)
 class FederatedQuadratic:
     """A federated quadratic instance with closed-form ``y*``, ``Φ`` and ``∇Φ``.
@@ -131,7 +152,8 @@ class FederatedQuadratic:
 
     # ---------------------------------------------------------------- closed forms (host)
     @functools.cached_property
-    def _closed(self) -> dict[str, np.ndarray]:
+    def closed_form(self) -> ClosedForm:
+        """The global quadratics in closed form (:class:`ClosedForm`), on this backend."""
         h = self.host
         A, B, c = h.A.mean(), h.B.mean(), np.asarray(h.c).mean(axis=0)
         R, S = h.R.mean(), h.S.mean()
@@ -145,7 +167,7 @@ class FederatedQuadratic:
         out = dict(A=A, B=B, c=c, R=R, S=S, P=P, p=p, q=q, J=J, y0=y0, H=H, g0=g0)
         if self.backend.name != "numpy":
             out = {k: self.backend.asarray(v) for k, v in out.items()}
-        return out
+        return ClosedForm(**out)
 
     def _x(self, x: Any) -> Any:
         return check_vector("x", x, self.dim_x, self.xp, self.backend.to_numpy)
@@ -175,28 +197,28 @@ class FederatedQuadratic:
 
     def y_star(self, x: Any) -> Any:
         """Global lower-level solution ``y*(x) = A⁻¹(Bx + c)``; ``x`` may carry batch axes."""
-        C = self._closed
-        return self._x(x) @ C["J"].T + C["y0"]
+        C = self.closed_form
+        return self._x(x) @ C.J.T + C.y0
 
     def hypergradient(self, x: Any) -> Any:
         """``∇Φ(x) = H_Φ x + ∇Φ(0)`` (exact); ``x`` may carry batch axes."""
-        C = self._closed
-        return self._x(x) @ C["H"] + C["g0"]
+        C = self.closed_form
+        return self._x(x) @ C.H + C.g0
 
     def surrogate_hypergradient(self, x: Any, y: Any) -> Any:
         """``∇̄f(x, y) = ∇ₓf(x, y) − ∇²_{xy}g [∇²_{yy}g]⁻¹ ∇_y f(x, y)`` with ``y`` in place of
         ``y*(x)`` (FedMBO §3, FedNest Lemma 2.1); batch axes broadcast."""
         x, y = self._xy(x, y)
-        C = self._closed
-        gx = x @ C["P"] + y @ C["R"].T + C["p"]
-        gy = x @ C["R"] + y @ C["S"] + C["q"]
-        return gx + gy @ C["J"]
+        C = self.closed_form
+        gx = x @ C.P + y @ C.R.T + C.p
+        gy = x @ C.R + y @ C.S + C.q
+        return gx + gy @ C.J
 
     def f(self, x: Any, y: Any) -> Any:
         """Global upper-level value ``f(x, y) = mean_i f_i(x, y)``."""
         x, y = self._xy(x, y)
-        C = self._closed
-        return self._quad_f(x, y, C["P"], C["R"], C["S"], C["p"], C["q"])
+        C = self.closed_form
+        return self._quad_f(x, y, C.P, C.R, C.S, C.p, C.q)
 
     def g(self, x: Any, y: Any) -> Any:
         """Global lower-level value ``g(x, y) = mean_i g_i(x, y)`` (chunked over clients)."""
@@ -230,7 +252,7 @@ class FederatedQuadratic:
     @functools.cached_property
     def x_star(self) -> np.ndarray | None:
         """Minimizer of ``Φ`` when ``Φ`` is strongly convex (``λ_min(H_Φ) > 0``), else ``None``."""
-        H, g0 = self.host._closed["H"], self.host._closed["g0"]
+        H, g0 = self.host.closed_form.H, self.host.closed_form.g0
         ev = np.linalg.eigvalsh(H)
         if ev.min() <= 1e-10 * max(1.0, abs(ev).max()):
             return None
@@ -336,8 +358,8 @@ class FederatedQuadratic:
         M_f = ell_f1 + ell_g1 * ell_f1 / mu_g + ell_f0 / mu_g * (ell_g2 + ell_g1 * ell_g2 / mu_g)
         L_f = ell_f1 + ell_g1 * (ell_f1 + M_f) / mu_g + ell_f0 / mu_g * (
             ell_g2 + ell_g1 * ell_g2 / mu_g)
-        ev = np.linalg.eigvalsh(h._closed["H"])
-        ev_A = np.linalg.eigvalsh(h._closed["A"])
+        ev = np.linalg.eigvalsh(h.closed_form.H)
+        ev_A = np.linalg.eigvalsh(h.closed_form.A)
         out = dict(
             mu_g=mu_g, L_yy=L_A, kappa=L_A / mu_g, mu_g_global=float(ev_A[0]),
             L_yy_global=float(ev_A[-1]), ell_g1=ell_g1, kappa_g=ell_g1 / mu_g,

@@ -103,7 +103,7 @@ def test_stragglers_and_periodic():
 @pytest.mark.parametrize("truncation, U", [("fixed", None), ("fixed", 5), ("series", 12)])
 def test_aphe_noise_free_equals_closed_form(truncation, U):
     prob = _prob()
-    C, m = prob._closed, prob.clients
+    C, m = prob.closed_form, prob.clients
     ell = prob.constants["ell_g1"]
     ctx = make_context(prob, replicates=2, seed=0)
     rng = np.random.default_rng(0)
@@ -111,14 +111,14 @@ def test_aphe_noise_free_equals_closed_form(truncation, U):
     idx = np.broadcast_to(np.arange(m), (2, m))
     fy = ctx.oracle.grad_y_f(idx, x[:, None], y[:, None])
     H = aphe(ctx, x, y, fy, scale=ell, truncation=truncation, neumann_steps=U)
-    M_ = np.eye(3) - C["A"] / ell
+    M_ = np.eye(3) - C.A / ell
     if truncation == "fixed":
         U = m if U is None else U
         inv = (U / ell) * np.linalg.matrix_power(M_, U)
     else:
         inv = sum(np.linalg.matrix_power(M_, n) for n in range(U)) / ell
     gx = prob.exact_grad_x_f(idx, x[:, None], y[:, None])
-    expect = gx + (fy.mean(1) @ inv.T @ C["B"])[:, None, :]
+    expect = gx + (fy.mean(1) @ inv.T @ C.B)[:, None, :]
     np.testing.assert_allclose(H, expect, rtol=1e-10, atol=1e-12)
 
 
@@ -193,10 +193,10 @@ def test_fixed_truncation_as_written_converges_to_a_wrong_point():
     estimate, so AFBO as written converges (noise-free, with delays) to the zero ``x̃`` of the
     biased hypergradient, far from ``x*``."""
     prob = _prob()
-    C, m, ell = prob._closed, prob.clients, prob.constants["ell_g1"]
-    Minv = (m / ell) * np.linalg.matrix_power(np.eye(3) - C["A"] / ell, m)
-    lin = C["P"] + C["R"] @ C["J"] + C["B"].T @ Minv @ (C["R"].T + C["S"] @ C["J"])
-    const = C["R"] @ C["y0"] + C["p"] + C["B"].T @ Minv @ (C["S"] @ C["y0"] + C["q"])
+    C, m, ell = prob.closed_form, prob.clients, prob.constants["ell_g1"]
+    Minv = (m / ell) * np.linalg.matrix_power(np.eye(3) - C.A / ell, m)
+    lin = C.P + C.R @ C.J + C.B.T @ Minv @ (C.R.T + C.S @ C.J)
+    const = C.R @ C.y0 + C.p + C.B.T @ Minv @ (C.S @ C.y0 + C.q)
     x_tilde = -np.linalg.solve(lin, const)
     tr = run("afbo", prob, rounds=150, replicates=2, seed=0, delay="bounded:3",
              truncation="fixed")

@@ -61,16 +61,16 @@ def test_aphe_bias_measure_matches_closed_form(truncation):
     m = 8
     out = A._aphe_bias(m, 3, 5, "numpy", truncation)
     p = A.problem(m, noise=0.0)
-    C, ell = p._closed, p.constants["ell_g1"]
+    C, ell = p.closed_form, p.constants["ell_g1"]
     rng = np.random.default_rng(A.BIAS_POINTS_SEED)
     x, y = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
-    M = np.eye(3) - C["A"] / ell
+    M = np.eye(3) - C.A / ell
     if truncation == "fixed":
         inv = (m / ell) * np.linalg.matrix_power(M, m)
     else:
         inv = sum(np.linalg.matrix_power(M, n) for n in range(m)) / ell
-    v = x @ C["R"] + y @ C["S"] + C["q"]  # mean ∇_y f
-    bias = v @ (inv - np.linalg.inv(C["A"])) @ C["B"]
+    v = x @ C.R + y @ C.S + C.q  # mean ∇_y f
+    bias = v @ (inv - np.linalg.inv(C.A)) @ C.B
     np.testing.assert_allclose(out["value"], np.linalg.norm(bias, axis=1), rtol=1e-10)
     kg = p.constants["kappa_g"]
     np.testing.assert_allclose(out["bound"], kg * p.constants["ell_f1"] * (1 - 1 / kg) ** m)

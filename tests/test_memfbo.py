@@ -43,9 +43,9 @@ def test_penalty_gradient_matches_finite_differences_of_value_function(prob):
     fd = np.array([(value(x + eps * e) - value(x - eps * e)) / (2 * eps) for e in np.eye(5)])
     np.testing.assert_allclose(penalty_gradient(prob, x, lam), fd, rtol=1e-6, atol=1e-6)
     # y_λ minimizes f + λg: its gradient vanishes
-    C = prob._closed
+    C = prob.closed_form
     y = penalty_y(prob, x, lam)
-    grad = x @ C["R"] + y @ C["S"] + C["q"] + lam * (C["A"] @ y - C["B"] @ x - C["c"])
+    grad = x @ C.R + y @ C.S + C.q + lam * (C.A @ y - C.B @ x - C.c)
     assert np.abs(grad).max() < 1e-10
 
 

@@ -164,13 +164,13 @@ def _hypergradient_noise(truncation: str = "random") -> float:
     ``(1/m) E_k‖v̄(M_k − M̄)B̄‖²`` with ``M_k = (N/ℓ)(I − Ā/ℓ)^k``, ``k ~ U{0..N−1}``, ``M̄``
     their mean (the truncated series) and ``v̄ = ∇_y f̄(x*, y*(x*))``."""
     p = problem(M_DEFAULT)
-    C, cl, m = p.constants, p._closed, M_DEFAULT
-    ell, A, B = C["ell_g1"], cl["A"], cl["B"]
+    C, cl, m = p.constants, p.closed_form, M_DEFAULT
+    ell, A, B = C["ell_g1"], cl.A, cl.B
     N = _schedule(T_CAP, m, "strongly_convex", ETA_SC)["neumann_steps"]
     powers = [np.linalg.matrix_power(np.eye(p.dim_y) - A / ell, k) for k in range(N)]
     Mbar = sum(powers) / ell
     xs = p.x_star
-    v = xs @ cl["R"] + p.y_star(xs) @ cl["S"] + cl["q"]
+    v = xs @ cl.R + p.y_star(xs) @ cl.S + cl.q
     s2 = SIGMA**2 / m + SIGMA**2 * np.sum((Mbar @ B) ** 2) / (m * p.dim_y)
     if truncation == "random":
         s2 += np.mean([np.sum((v @ ((N / ell) * Pk - Mbar) @ B) ** 2) for Pk in powers]) / m
@@ -372,11 +372,11 @@ def _aphe_bias(m, replicates, seed, backend, truncation):
              neumann_steps=None if truncation == "fixed" else m)
     H = np.asarray(be.to_numpy(xp.mean(H, axis=1)))
     exact = p.surrogate_hypergradient(x, y)
-    C, cl = p.constants, p._closed
+    C, cl = p.constants, p.closed_form
     kg = C["kappa_g"]
-    v = x @ cl["R"] + y @ cl["S"] + cl["q"]  # mean ∇_y f
-    lemma = ((1 - 1 / math.e) * np.linalg.svd(cl["B"], compute_uv=False).min()
-             * np.linalg.norm(np.linalg.solve(cl["A"], v.T).T, axis=1))
+    v = x @ cl.R + y @ cl.S + cl.q  # mean ∇_y f
+    lemma = ((1 - 1 / math.e) * np.linalg.svd(cl.B, compute_uv=False).min()
+             * np.linalg.norm(np.linalg.solve(cl.A, v.T).T, axis=1))
     return {"value": np.sqrt(((H - exact) ** 2).sum(-1)),
             "bound": per_replicate(kg * C["ell_f1"] * (1 - 1 / kg) ** m, replicates),
             "lemma": lemma, "hvp_calls": per_replicate(ctx.oracle.counter.hvp, replicates)}

@@ -124,8 +124,8 @@ PROP2 = dict(a=5.0, b=6.0)
 
 def _grads_f(problem, x, y):
     """``(∇ₓf̄(x, y), ∇_y f̄(x, y))`` of the global upper level (closed form)."""
-    C = problem.host._closed
-    return x @ C["P"] + y @ C["R"].T + C["p"], x @ C["R"] + y @ C["S"] + C["q"]
+    C = problem.host.closed_form
+    return x @ C.P + y @ C.R.T + C.p, x @ C.R + y @ C.S + C.q
 
 
 def phe_mean(problem, x, y, neumann_steps: int, scale: float) -> np.ndarray:
@@ -133,7 +133,7 @@ def phe_mean(problem, x, y, neumann_steps: int, scale: float) -> np.ndarray:
     the surrogate ``∇̄f`` plus the exact Neumann bias ``B̄ᵀ(−Ā⁻¹(I − Ā/ℓ)^N)∇_y f̄``."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     _, gy = _grads_f(problem, x, y)
-    bias = (neumann_bias_matrix(problem, neumann_steps, scale) @ gy) @ problem.host._closed["B"]
+    bias = (neumann_bias_matrix(problem, neumann_steps, scale) @ gy) @ problem.host.closed_form.B
     return np.asarray(problem.surrogate_hypergradient(x, y), float) + bias
 
 
@@ -225,9 +225,9 @@ def bias_bound_point() -> tuple[np.ndarray, np.ndarray]:
     (``G = Rᵀ + SJ``, ``u₁`` the slowest Neumann mode: ``∇_y f`` grows fastest along it) and
     ``ρ`` the largest with ``‖x‖, ‖y*(x)‖ ≤ radius`` (the ball on which ``ℓ_{f,0}`` holds)."""
     problem = phe_problem(**BOUND_INSTANCE)
-    C = problem.host._closed
-    u1 = np.linalg.eigh(C["A"])[1][:, 0]
-    v = (C["R"].T + C["S"] @ C["J"]).T @ u1
+    C = problem.host.closed_form
+    u1 = np.linalg.eigh(C.A)[1][:, 0]
+    v = (C.R.T + C.S @ C.J).T @ u1
     v = v / np.linalg.norm(v)
     if u1 @ (_grads_f(problem, v, problem.y_star(v))[1]) < 0:
         v = -v
@@ -597,7 +597,7 @@ def inner_point(problem: QuadraticBilevel | None = None) -> np.ndarray:
     """``x = 7v`` with ``v`` the top right-singular vector of ``J = Ā⁻¹B̄`` of ``problem``
     (default :func:`inner_problem`) (``‖y*(x)‖`` large: there the Hessian heterogeneity
     dominates the client gradients at ``y*``)."""
-    J = (problem or inner_problem()).host._closed["J"]
+    J = (problem or inner_problem()).host.closed_form.J
     return 7.0 * np.linalg.svd(J)[2][0]
 
 
