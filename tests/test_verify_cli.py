@@ -152,6 +152,16 @@ def test_compare_exit_codes(results, tmp_path):
         (tmp_path / "moved.json").rename(results / "summary.json")
 
 
+def test_compare_json(results, tmp_path):
+    base = tmp_path / "baseline.json"
+    base.write_text(json.dumps({"demo.wrong_exponent": "holds", "demo.gone": "holds"}))
+    r = invoke("compare", str(results), str(base), "--json", "--catalogue", CATALOGUE)
+    assert r.exit_code == 1
+    out = json.loads(r.stdout)
+    assert [c["id"] for c in out["changed"]] == ["demo.wrong_exponent"]
+    assert out["changed"][0]["verdict"] == "violated" and out["missing"] == ["demo.gone"]
+
+
 @pytest.mark.parametrize("content, fragment", [
     ("{not json", "not valid JSON"),
     ("[1, 2]", "must be a JSON object"),

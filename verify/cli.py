@@ -418,8 +418,10 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
     @click.option("--only-present", is_flag=True,
                   help="compare only the baseline claims that have results in RESULTS (a "
                        "subset run); a changed verdict still exits 1")
+    @click.option("--json", "as_json", is_flag=True,
+                  help="print the comparison as JSON (changed, missing, new, unchanged)")
     @_catalogue_option
-    def compare(results, baseline, seed, only_present, catalogue) -> None:
+    def compare(results, baseline, seed, only_present, as_json, catalogue) -> None:
         """Compare the verdicts in RESULTS (rebuilt from its store) with BASELINE (JSON:
         claim id -> verdict); exit 1 listing every changed or missing verdict.  Mutants
         (``CLAIM@MUTANT``) not in the baseline are skipped (``verify`` gates them)."""
@@ -435,6 +437,15 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
         missing = [cid for cid in compared if cid not in present]
         new = [cid for cid in entries
                if cid in present and cid not in expected and "@" not in cid]
+        if as_json:
+            click.echo(json.dumps({
+                "changed": [{"id": c, "baseline": expected[c], "verdict": entries[c]["verdict"],
+                             "reason": entries[c]["reason"]} for c in changed],
+                "missing": missing,
+                "new": [{"id": c, "verdict": entries[c]["verdict"]} for c in new],
+                "unchanged": [c for c in compared if c not in changed and c not in missing],
+                "not_compared": [c for c in expected if c not in compared]}, indent=1))
+            sys.exit(1 if changed or missing else 0)
         for cid in changed:
             e = entries[cid]
             click.echo(f"CHANGED  {cid}: {expected[cid]} -> {e['verdict']} ({e['reason']})")
