@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from bilevel_theory.problems import cupy_available, get_backend
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from bilevel_theory import ALGORITHMS, run
 from bilevel_theory.problems import (
     QuadraticBilevel,
     QuadraticCompositional,
@@ -17,8 +19,6 @@ from bilevel_theory.problems import (
     cupy_available,
     get_backend,
 )
-
-from bilevel_theory import ALGORITHMS, run
 
 OK, WHY = cupy_available()
 pytestmark = pytest.mark.skipif(not OK, reason=f"CuPy backend unavailable: {WHY}")

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from click.testing import CliRunner
+
 from bilevel_theory.problems import QuadraticBilevel
 from bilevel_theory.problems.cli import DESCRIPTIONS, build
 from bilevel_theory.reports.cli import main
-from click.testing import CliRunner
 
 
 def invoke(*args):

@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from bilevel_theory.problems import cupy_available
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from bilevel_theory.problems import (
     Oracle,
     QuadraticBilevel,

@@ -7,9 +7,10 @@ import json
 
 import click
 import pytest
+from click.testing import CliRunner
+
 from bilevel_theory.verify.claims.demo import CATALOGUE, DEMO_CLAIMS
 from bilevel_theory.verify.cli import make_commands
-from click.testing import CliRunner
 
 WRONG = next(c for c in DEMO_CLAIMS if c.id == "demo.wrong_exponent")
 # a catalogue whose claim misses its expected verdict (the law is wrong, expected "holds")

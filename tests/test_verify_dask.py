@@ -21,6 +21,7 @@ import time
 from collections import Counter
 
 import pytest
+
 from bilevel_theory.verify import check, run_suite
 from bilevel_theory.verify.claims.demo import CATALOGUE, DEMO_CLAIMS
 from bilevel_theory.verify.distributed import check_address
