@@ -3,7 +3,7 @@
 Matches the ``rounds`` rows of two benchmark documents (``python -m benchmarks --json``) by
 algorithm, dims, replicates and sampled clients, and prints ``CPU s/round ÷ GPU s/round`` with
 the target: on an H100, at ``n = 10⁵``, at least 20× faster than numpy on the CPU.
-The CPU figures of the machine that built this version are committed in
+The CPU reference figures are committed in
 ``benchmarks/results/cpu.json``.
 """
 
