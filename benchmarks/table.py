@@ -150,12 +150,7 @@ def figures(doc: dict[str, Any], out: Path = HERE / "figures") -> list[Path]:
         ax.set_xlabel("sampled clients n")
         ax.set_ylabel("client-oracle evaluations / s")
         ax.set_title("Throughput of one round (numpy, CPU)")
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        path = out / "throughput.png"
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
-        written.append(path)
+        written.append(_save(fig, ax, out / "throughput.png"))
     peak = doc.get("peak_flops", {}).get("gflops")
     if doc.get("bandwidth") and peak:
         copy = doc["copy_bandwidth"]["gbytes_per_s"]
@@ -173,14 +168,20 @@ def figures(doc: dict[str, Any], out: Path = HERE / "figures") -> list[Path]:
         ax.set_xlabel("flops per byte (compulsory traffic)")
         ax.set_ylabel("GFLOP/s")
         ax.set_title("Batched Hessian-vector product: roofline")
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        path = out / "roofline.png"
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
-        written.append(path)
+        written.append(_save(fig, ax, out / "roofline.png"))
     return written
 
+
+
+def _save(fig, ax, path: Path) -> Path:
+    """Legend, layout, write at 120 dpi, close; returns ``path``."""
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
 
 def update_readme(text: str, readme: Path = README) -> None:
     """Replace the generated block of the README (appended when the markers are missing)."""
