@@ -30,6 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bilevel_theory.verify.claim import MUTANT_SEP
+
 STORE = "results.jsonl"
 RUN = "run.json"
 SUMMARY = "summary.json"
@@ -210,7 +212,7 @@ def normalize_entries(entries: Iterable[Mapping[str, Any]],
     for claim in dict.fromkeys(str(r.get("claim")) for r in rows):
         if claim.startswith(COST_PREFIX) or claim in seen:
             continue
-        if "@" in claim and claim.split("@", 1)[0] in seen:
+        if MUTANT_SEP in claim and claim.partition(MUTANT_SEP)[0] in seen:
             continue  # a mutant's rows: its verdict is in its claim's `power`
         out.append({**ENTRY_DEFAULTS, "id": claim, "status": "partial", "verdict": "inconclusive",
                     "role": "confirmation",
@@ -222,7 +224,7 @@ def normalize_entries(entries: Iterable[Mapping[str, Any]],
 
 def is_mutant(entry: Mapping[str, Any]) -> bool:
     """Whether ``entry`` is a mutant's (id ``CLAIM@MUTANT`` or ``mutant_of`` set)."""
-    return bool(entry.get("mutant_of")) or "@" in str(entry.get("id", ""))
+    return bool(entry.get("mutant_of")) or MUTANT_SEP in str(entry.get("id", ""))
 
 
 def fold_mutants(entries: Sequence[dict[str, Any]]
@@ -235,7 +237,7 @@ def fold_mutants(entries: Sequence[dict[str, Any]]
     by_id = {e["id"]: e for e in claims}
     found: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for m in mutants:
-        base = str(m.get("mutant_of") or m["id"].split("@", 1)[0])
+        base = str(m.get("mutant_of") or m["id"].partition(MUTANT_SEP)[0])
         found[base].append(m)
     for base, ms in found.items():
         e = by_id.get(base)
@@ -245,7 +247,7 @@ def fold_mutants(entries: Sequence[dict[str, Any]]
                    if isinstance(x, Mapping)}
         power = []
         for m in ms:
-            name = m["id"].split("@", 1)[1] if "@" in m["id"] else m["id"]
+            name = m["id"].partition(MUTANT_SEP)[2] or m["id"]
             required = m.get("expected") or ("violated" if e.get("expected") != "violated"
                                              else "holds")
             power.append({"mutant": name, "change": changes.get(name, ""),

@@ -39,7 +39,7 @@ from typing import Any
 
 import click
 
-from .claim import BUDGETS, KINDS, ROLES, VERDICTS, Claim
+from .claim import BUDGETS, KINDS, MUTANT_SEP, ROLES, VERDICTS, Claim
 
 CATALOGUE_ENV = "BILEVEL_THEORY_CATALOGUE"
 
@@ -436,7 +436,7 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
                    if cid in present and entries[cid]["verdict"] != expected[cid]]
         missing = [cid for cid in compared if cid not in present]
         new = [cid for cid in entries
-               if cid in present and cid not in expected and "@" not in cid]
+               if cid in present and cid not in expected and MUTANT_SEP not in cid]
         if as_json:
             click.echo(json.dumps({
                 "changed": [{"id": c, "baseline": expected[c], "verdict": entries[c]["verdict"],

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from .claim import BUDGETS, Claim
+from .claim import BUDGETS, MUTANT_SEP, Claim
 from .claims import is_registered_at_runtime, load, select
 from .executor import Executor, Task, WorkersLost
 from .fit import N_BOOT, Fit
@@ -504,10 +504,14 @@ def attach_power(results: Sequence[Result]) -> list[Result]:
             continue
         if r.id in by_base:
             changes = {m.name: m.change for m in r.claim.mutants} if r.claim else {}
-            r.power = [{"mutant": m.id.split("@", 1)[1], "change": changes.get(
-                m.id.split("@", 1)[1], ""), "verdict": m.verdict, "required": m.expected,
-                "caught": m.as_expected, "measured": m.measured, "interval": list(m.interval),
-                "reason": m.reason} for m in by_base[r.id]]
+            power = []
+            for m in by_base[r.id]:
+                name = m.id.partition(MUTANT_SEP)[2]
+                power.append({"mutant": name, "change": changes.get(name, ""),
+                              "verdict": m.verdict, "required": m.expected,
+                              "caught": m.as_expected, "measured": m.measured,
+                              "interval": list(m.interval), "reason": m.reason})
+            r.power = power
         out.append(r)
     return out
 
