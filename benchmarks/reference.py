@@ -49,8 +49,8 @@ class Tape:
 
 
 class RecordingGenerator:
-    """Forwards ``integers``, ``random`` and ``standard_normal`` to a generator and records
-    each result on ``tape`` (host copies; works for numpy and CuPy generators)."""
+    """Forwards ``integers``, ``random``, ``standard_normal``, ``binomial`` and ``bytes`` to a
+    generator and records each result on ``tape`` (host copies; numpy and CuPy generators)."""
 
     def __init__(self, rng: Any, tape: Tape, to_numpy=np.asarray):
         self._rng, self.tape, self._to_numpy = rng, tape, to_numpy
@@ -67,6 +67,9 @@ class RecordingGenerator:
 
     def standard_normal(self, *args, **kwargs):
         return self._record("standard_normal", self._rng.standard_normal(*args, **kwargs))
+
+    def binomial(self, *args, **kwargs):
+        return self._record("binomial", self._rng.binomial(*args, **kwargs))
 
     def bytes(self, length):
         value = self._rng.bytes(length)
@@ -170,20 +173,29 @@ def fedmbo_round_reference(problem, data: ReferenceData, tape: Tape, x0: np.ndar
     def draws(shape):
         return standard_draws(tape, shape, dist)
 
-    # Read the tape in the vectorized order: T × (indices, noise), then PHE.
+    # Read the tape in the vectorized order: T × (indices, noise), then PHE.  The inner
+    # steps draw the clients' mean noise directly when it is Gaussian (one vector per
+    # replicate), per client otherwise.  PHE's hops run on the chains sorted longest first
+    # and draw noise for the first `width` of them only: position[r, i] is chain i's place.
     inner = []
     for _ in range(T):
         idx = tape.take("integers", (R_all, n))
-        noise = draws((R_all, n, dy)) if sg > 0 else None
+        noise = None
+        if sg > 0 and dist == "rademacher":  # a mean of n signs: (2B − n)/n, B binomial
+            noise = (2.0 * tape.take("binomial", (R_all, dy)) - n) * (math.sqrt(n) / n)
+        elif sg > 0:
+            noise = draws((R_all, dy) if dist == "gaussian" else (R_all, n, dy))
         inner.append((idx, noise))
     trunc = tape.take("integers", (R_all, n))
+    position = np.argsort(np.argsort(-trunc, axis=1, kind="stable"), axis=1, kind="stable")
     C0 = tape.take("integers", (R_all, n))
     nx = draws((R_all, n, dx)) if sg > 0 else None
     ny = draws((R_all, n, dy)) if sg > 0 else None
     hops = []
-    for _ in range(1, N):
+    for level in range(1, N):
         Cl = tape.take("integers", (R_all, n))
-        hn = draws((R_all, n, dy)) if sh > 0 else None
+        width = int((trunc >= level).sum(axis=1).max())
+        hn = draws((R_all, width, dy)) if sh > 0 and width > 0 else None
         hops.append((Cl, hn))
     Cend = tape.take("integers", (R_all, n))
     jn = draws((R_all, n, dx)) if sh > 0 else None
@@ -205,10 +217,13 @@ def fedmbo_round_reference(problem, data: ReferenceData, tape: Tape, x0: np.ndar
             for i in range(n):
                 s = slot[idx[r, i]]
                 g = A[s] @ y - B[s] @ x - cv[s]
-                if noise is not None:
+                if noise is not None and noise.ndim == 3:
                     g = g + grad_scale * noise[r, i]
                 G += g
-            y = y - beta * (G / n)
+            G = G / n
+            if noise is not None and noise.ndim == 2:  # the clients' mean noise, drawn once
+                G = G + (grad_scale / math.sqrt(n)) * noise[r]
+            y = y - beta * G
         Px = P.T @ x  # x @ P in the vectorized code
         H = np.zeros(dx)
         for i in range(n):  # PHE: one chain per sampled client
@@ -223,7 +238,7 @@ def fedmbo_round_reference(problem, data: ReferenceData, tape: Tape, x0: np.ndar
                 if trunc[r, i] >= level:
                     hv = A[slot[Cl[r, i]]] @ v
                     if hn is not None:
-                        hv = hv + hvp_scale * math.sqrt(v @ v) * hn[r, i]
+                        hv = hv + hvp_scale * math.sqrt(v @ v) * hn[r, position[r, i]]
                     v = v - hv / scale
             jv = -(B[slot[Cend[r, i]]].T @ v)
             if jn is not None:

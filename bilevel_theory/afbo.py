@@ -104,6 +104,7 @@ from typing import Any
 
 import numpy as np
 
+from bilevel_theory.problems.backend import mean_over_clients
 from bilevel_theory.problems.validation import check_choice, check_int, check_real
 
 from .algorithm import Algorithm, Context, as_schedule
@@ -395,13 +396,6 @@ def aligned_gradients(ctx: Context, x, y, E, e_max: int, local_step: float = 0.0
 
 
 # ============================================================================ APHE
-def _client_mean(xp, values, members, axis: int):
-    """Mean over the clients axis, over all clients (``members is None``) or the members only."""
-    if members is None:
-        return xp.mean(values, axis=axis)
-    w = xp.expand_dims(members, -1) * 1.0
-    n = xp.maximum(xp.sum(w, axis=axis), 1.0)
-    return xp.sum(values * w, axis=axis) / n
 
 
 def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: float,
@@ -464,7 +458,7 @@ def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: flo
     ctx.broadcast(x, y)
     d = oracle.grad_x_f(idx, x[:, None, :], y[:, None, :], count=act)
     ctx.aggregate(grad_y_f_table, d, weights=act)  # counted: the fresh entries are sent
-    v = _client_mean(xp, grad_y_f_table, members, axis=1)  # (R, dim_y), the server's table
+    v = mean_over_clients(grad_y_f_table, members)  # (R, dim_y), the server's table
     if truncation == "random":
         trunc = ctx.rng.integers(0, N, size=(R, m))
         p = xp.broadcast_to((N / scale) * v[:, None, :], (R, m, dy))
@@ -564,7 +558,7 @@ class AFBOSync(Algorithm):
         fy = ctx.oracle.grad_y_f(idx, x[:, None, :], y[:, None, :])
         H = aphe(ctx, x, y, fy, scale=hp["neumann_scale"], truncation=hp["truncation"],
                  neumann_steps=hp["neumann_steps"])
-        x = x - eta(t) * xp.mean(H, axis=1)  # the server's mean of the H_i it has just formed
+        x = x - eta(t) * mean_over_clients(H)  # the server's mean of the H_i it has just formed
         ctx.broadcast(x)
         ones = xp.ones(R)
         for key in ("tau_mean", "tau_max", "rho_mean", "updating"):
@@ -623,7 +617,7 @@ class AFBO(Algorithm):
             Gbar = ctx.aggregate(G, weights=mask)  # the updating clients send G_i
             if recent:
                 new["G_tab"] = xp.where(mask[..., None], G, new["G_tab"])
-                Gbar = xp.mean(new["G_tab"], axis=1)
+                Gbar = mean_over_clients(new["G_tab"])
             y = y - beta(t) * Gbar
             rho = rho + xp.mean(inner.tau * 1.0, axis=1)
         mask = outer()
@@ -639,12 +633,12 @@ class AFBO(Algorithm):
             H = aphe(ctx, x, y, new["fy_tab"], new["x_at"], new["y_at"], **kw)
             new["H_tab"] = xp.where(m3, H, new["H_tab"])
             if hp["stale_weighting"] == "age":  # mutant: each entry counted once per round held
-                Hbar = xp.mean(outer.tau[..., None] * new["H_tab"], axis=1)
+                Hbar = mean_over_clients(outer.tau[..., None] * new["H_tab"])
             else:
-                Hbar = xp.mean(new["H_tab"], axis=1)
+                Hbar = mean_over_clients(new["H_tab"])
         else:
             H = aphe(ctx, x, y, fy, members=mask, **kw)
-            Hbar = _client_mean(xp, H, mask, axis=1)
+            Hbar = mean_over_clients(H, mask)
         ctx.broadcast(x - eta(t) * Hbar)
         tau = outer.tau * 1.0
         ctx.record("tau_mean", xp.mean(tau, axis=1))

@@ -18,7 +18,8 @@ from typing import Any, ClassVar
 import numpy as np
 from array_api_compat import is_array_api_obj
 
-from bilevel_theory.problems import FederatedQuadratic, Oracle, get_backend
+from bilevel_theory.problems import ClientMean, FederatedQuadratic, Oracle, get_backend
+from bilevel_theory.problems.backend import mean_over_clients
 from bilevel_theory.problems.validation import check_int, check_real, unknown_names
 
 from .hyperparameters import MAX_COUNT, MAX_WORK, SCHEMA, Hyper, check_budget
@@ -89,21 +90,41 @@ class Context:
         mean fraction of clients with ``w > 0``).  ``vectors`` (``(R, m)``, optional): how
         many vectors each of the ``m`` clients sends per array when it sends several (e.g. one
         per estimator chain it serves); the uplink then adds their mean instead of the sending
-        fraction.  Returns the mean (a tuple for several arrays)."""
+        fraction.  A :class:`~bilevel_theory.problems.ClientMean` (an averaged oracle call)
+        is already the mean over its clients and is counted the same way.  Returns the mean
+        (a tuple for several arrays)."""
         xp = self.xp
         frac = self._fraction(active)
+        if any(isinstance(a, ClientMean) for a in client_arrays):
+            if weights is not None or axis != 1 or vectors is not None:
+                raise ValueError("an averaged oracle call (ClientMean) is aggregated without "
+                                 "`weights`, `vectors` or another `axis`")
+            if not all(isinstance(a, ClientMean) for a in client_arrays):
+                raise TypeError("aggregate either averaged oracle calls (ClientMean) or "
+                                "per-client arrays, not both")
+            client_arrays = tuple(a.value[:, None, :] for a in client_arrays)
         if weights is None:
-            means = tuple(xp.mean(a, axis=axis) for a in client_arrays)
+            means = tuple(_mean(xp, a, axis) for a in client_arrays)
             sending = 1.0
         else:
-            means = tuple(_weighted_mean(xp, a, weights, axis) for a in client_arrays)
+            means = tuple(_mean(xp, a, axis, weights) for a in client_arrays)
             sending = self.scalar(xp.mean(xp.astype(weights > 0, xp.float64)))
+        self._count_upload(len(client_arrays), frac, sending, vectors)
+        return means[0] if len(means) == 1 else means
+
+    def upload(self, *client_arrays: Any, active: Any = None, vectors: Any = None) -> None:
+        """Clients send ``client_arrays`` to the server, which relays them without averaging
+        (e.g. PHE's chains handing their vector on): counted as :meth:`aggregate` counts
+        (one round, one uplink vector per array per client; ``active``, ``vectors`` as
+        there), with no arithmetic on the arrays."""
+        self._count_upload(len(client_arrays), self._fraction(active), 1.0, vectors)
+
+    def _count_upload(self, arrays: int, frac: float, sending: float, vectors: Any) -> None:
         self.rounds += frac
         if vectors is not None:
-            self.uplink += len(client_arrays) * self.scalar(xp.mean(vectors * 1.0))
-            return means[0] if len(means) == 1 else means
-        self.uplink += len(client_arrays) * sending * frac
-        return means[0] if len(means) == 1 else means
+            self.uplink += arrays * self.scalar(self.xp.mean(vectors * 1.0))
+        else:
+            self.uplink += arrays * sending * frac
 
     def _fraction(self, active: Any) -> float:
         if active is None:
@@ -138,7 +159,13 @@ class Context:
         return (self.rounds, self.uplink, self.downlink, c.grad, c.hvp, c.jvp, self.state_bytes)
 
 
-def _weighted_mean(xp, a, weights, axis: int):
+def _mean(xp, a, axis: int, weights: Any = None):
+    """The (weighted) mean over ``axis``: over the client axis of ``(…, n, d)`` arrays through
+    :func:`~bilevel_theory.problems.backend.mean_over_clients` (fast on host numpy)."""
+    if a.ndim >= 2 and axis % a.ndim == a.ndim - 2:
+        return mean_over_clients(a, weights)
+    if weights is None:
+        return xp.mean(a, axis=axis)
     w = xp.reshape(weights, weights.shape + (1,) * (a.ndim - weights.ndim))
     total = xp.sum(w, axis=axis)
     return xp.sum(w * a, axis=axis) / xp.where(total > 0, total, 1.0)

@@ -134,22 +134,56 @@ def phe(ctx: Context, x, y, neumann_steps: int, sampled_clients: int, scale: flo
     d = ctx.oracle.grad_x_f(C0, xb, yb)
     p = (N / scale) * ctx.oracle.grad_y_f(C0, xb, yb)
     ctx.broadcast(x, y)
-    ctx.aggregate(p)                      # the chain heads hand p to the server (one round)
+    ctx.upload(p)                         # the chain heads hand p to the server (one round)
     longest = xp.max(trunc, axis=1)
+    # The hops run on the chains sorted longest first in each replicate, so hop l computes
+    # only the first `width` chains (the most still alive in any replicate), not all n; each
+    # chain keeps its own truncation and hop clients, and p returns to chain order after.
+    order = _longest_first(xp, trunc, N)
+    trunc, p = _rows(xp, trunc, order), _rows(xp, p, order)
     for l in range(1, N):
-        active = trunc >= l
         hop = longest >= l                # a relay round happens while some chain is alive
-        Cl = ctx.oracle.sample_clients(R, n, replace)
+        Cl = _rows(xp, ctx.oracle.sample_clients(R, n, replace), order)
         ctx.broadcast(p[:, 0, :], active=hop)
-        hv = ctx.oracle.hvp_yy_g(Cl, xb, yb, p, count=active)
-        p = xp.where(active[..., None], p - hv / scale, p)
-        ctx.aggregate(p, active=hop)
+        alive = trunc >= l
+        width = int(ctx.scalar(xp.max(xp.sum(xp.astype(alive, xp.int64), axis=1))))
+        alive, head = alive[:, :width], p[:, :width]    # a view: updated in place
+        hv = ctx.oracle.hvp_yy_g(Cl[:, :width], xb, yb, head, count=alive)
+        head -= hv * (xp.astype(alive, hv.dtype) / scale)[..., None]
+        ctx.upload(p, active=hop)
+    p = _rows(xp, p, _inverse(xp, order))
     Cend = ctx.oracle.sample_clients(R, n, replace)
     ctx.broadcast(p[:, 0, :])
     H = d - ctx.oracle.jvp_xy_g(Cend, xb, yb, p)
-    ctx.aggregate(H)
+    ctx.upload(H)                         # the server averages the H_i (the caller's mean)
     ctx.hold(x.shape[-1], 2 * y.shape[-1])
     return H
+
+
+def _longest_first(xp, trunc, N: int):
+    """Flat indices (into the ``R·n`` chains) ordering each replicate's chains by truncation
+    ``< N``, longest first (a stable sort: ties keep their order; 16-bit keys sort in linear
+    time on host numpy)."""
+    R, n = trunc.shape
+    key = xp.astype((N - 1) - trunc, xp.int16 if N <= 2**15 else xp.int64)
+    within = xp.argsort(key, axis=1, stable=True)
+    return within + xp.arange(R, dtype=within.dtype)[:, None] * n
+
+
+def _rows(xp, a, flat):
+    """``a (R, n, …)`` with its chains gathered at the flat indices ``flat (R, n)``."""
+    R, n = flat.shape
+    rest = tuple(a.shape[2:])
+    out = xp.take(xp.reshape(a, (R * n, *rest)), xp.reshape(flat, (R * n,)), axis=0)
+    return xp.reshape(out, (R, n, *rest))
+
+
+def _inverse(xp, flat):
+    """The flat permutation undoing :func:`_rows` with ``flat``."""
+    R, n = flat.shape
+    inv = xp.empty((R * n,), dtype=flat.dtype)
+    inv[xp.reshape(flat, (R * n,))] = xp.arange(R * n, dtype=flat.dtype)
+    return xp.reshape(inv, (R, n))
 
 
 def theta_q(ctx: Context, idx, x, y, v, theta: float, Q: int):

@@ -43,6 +43,8 @@ from __future__ import annotations
 
 import math
 
+from bilevel_theory.problems.backend import mean_over_clients
+
 from .algorithm import Algorithm, Context, as_schedule
 from .estimators import phe
 from .inner import minibatch_sgd
@@ -88,7 +90,7 @@ class FedMBO(Algorithm):
                           hp["sampled_clients"], hp["samples"], hp["replace"])
         H = phe(ctx, x, y, hp["neumann_steps"], hp["sampled_clients"], hp["neumann_scale"],
                 hp["replace"])
-        return dict(x=x - alpha(k) * H.mean(axis=1), y=y)
+        return dict(x=x - alpha(k) * mean_over_clients(H), y=y)
 
 
 REGISTERED = (FedMBO,)

@@ -22,12 +22,17 @@ from .algorithm import Context
 
 def minibatch_sgd(ctx: Context, x, y, steps: int, step: Callable[[int], float],
                   sampled_clients: int, samples: int = 1, replace: bool = True):
-    """``y^{t+1} = y^t − β_t (1/n) Σ_i G_i``, ``G_i`` the mean of ``S`` stochastic ``∇_y g_i``."""
+    """``y^{t+1} = y^t − β_t (1/n) Σ_i G_i``, ``G_i`` the mean of ``S`` stochastic ``∇_y g_i``.
+
+    Only the average of the ``G_i`` enters, so it is one averaged oracle call
+    (:meth:`~bilevel_theory.problems.Oracle.client_mean`: the same law, without an
+    ``(R, n, d)`` array or ``n·d`` noise draws per replicate)."""
     xb = x[:, None, :]
     for t in range(steps):
         idx = ctx.oracle.sample_clients(ctx.replicates, sampled_clients, replace)
         ctx.broadcast(x, y)
-        G = ctx.aggregate(ctx.oracle.grad_y_g(idx, xb, y[:, None, :], samples=samples))
+        G = ctx.aggregate(ctx.oracle.client_mean("grad_y_g", idx, xb, y[:, None, :],
+                                                 samples=samples))
         y = y - step(t) * G
     ctx.hold(x.shape[-1], 2 * y.shape[-1])
     return y

@@ -8,9 +8,9 @@ from .backend import BACKENDS, Backend, BackendUnavailable, cupy_available, get_
 from .bilevel import QuadraticBilevel
 from .compositional import QuadraticCompositional
 from .minimax import QuadraticMinimax
-from .oracle import Oracle, OracleCounter
+from .oracle import ClientMean, Oracle, OracleCounter
 from .quadratic import ClosedForm, FederatedQuadratic
 
-__all__ = ["BACKENDS", "Backend", "BackendUnavailable", "ClosedForm", "FederatedQuadratic", "Oracle",
+__all__ = ["BACKENDS", "Backend", "BackendUnavailable", "ClientMean", "ClosedForm", "FederatedQuadratic", "Oracle",
            "OracleCounter", "QuadraticBilevel", "QuadraticCompositional", "QuadraticMinimax",
            "cupy_available", "get_backend"]

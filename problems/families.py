@@ -4,7 +4,11 @@ Every family answers batched products for a batch of client indices ``idx`` of s
 ``(R, n)`` (replicates × sampled clients) without a Python loop over clients:
 
 * ``mv(idx, v)``: ``M_{idx} v`` with ``v`` broadcastable to ``(R, n, d_in)`` → ``(R, n, d_out)``;
-* ``rmv(idx, u)``: ``M_{idx}ᵀ u`` → ``(R, n, d_in)``.
+* ``rmv(idx, u)``: ``M_{idx}ᵀ u`` → ``(R, n, d_in)``;
+* ``mean_mv(idx, v)`` / ``mean_rmv(idx, u)``: the mean over the client axis of the same
+  products → ``(R, d_out)`` / ``(R, d_in)``; with one vector per replicate (``(R, 1, d)``) the
+  structured families average the gathered client data first and make one product, never an
+  ``(R, n, d)`` product array (what an averaged oracle call needs).
 
 On host numpy the products run fused over blocks of client-rows (:func:`_blocked`): the
 gather of each client's data, the products and the scaling of one block stay in cache and no
@@ -26,7 +30,7 @@ from typing import Any
 import numpy as np
 from array_api_compat import array_namespace
 
-from .backend import Backend, single_thread_blas
+from .backend import Backend, mean_over_clients, single_thread_blas
 
 CHUNK = 65_536  # clients per chunk when a host-side statistic scans all clients
 #: float64 numbers per scratch buffer of one block of the fused host products (320 KiB: in L2);
@@ -69,6 +73,31 @@ def _shared_rows(idx, v) -> bool:
     return (v.ndim == idx.ndim + 1 and idx.ndim >= 1 and v.shape[-2] == 1
             and idx.shape[-1] > 1
             and np.broadcast_shapes(idx.shape, v.shape[:-1]) == tuple(idx.shape))
+
+
+def mean_of_rows(table, idx):
+    """``mean_j table[idx[..., j]]`` → ``idx.shape[:-1] + table.shape[1:]``: the mean of the
+    sampled clients' rows.  On host numpy with at most as many clients as samples
+    (``m ≤ n``) it weights the whole table by the sample frequencies (one ``bincount`` and
+    one product, ``O(n + m·d)``) instead of gathering ``n`` rows."""
+    freq = _frequencies(table, idx)
+    if freq is None:
+        return mean_over_clients(table.take(idx, axis=0))
+    with single_thread_blas:
+        return freq @ table
+
+
+def _frequencies(table, idx):
+    """Sample frequencies ``(…, m)`` of the clients in ``idx (…, n)`` (host numpy, ``m ≤ n``),
+    else ``None``."""
+    m, n = table.shape[0], idx.shape[-1] if idx.ndim else 1
+    if not (_host(table, idx) and idx.ndim >= 1 and table.ndim == 2 and m <= n):
+        return None
+    lead = idx.shape[:-1]
+    rows = int(np.prod(lead))
+    flat = idx.reshape(rows, n) + (np.arange(rows) * m)[:, None]
+    counts = np.bincount(flat.reshape(-1), minlength=rows * m)
+    return (counts * (1.0 / n)).reshape(*lead, m)
 
 
 def _broadcast(out, idx):
@@ -114,6 +143,14 @@ class Family:
         return max(float(self.client_norms(s, min(s + CHUNK, self.clients)).max())
                    for s in range(0, self.clients, CHUNK))
 
+    def mean_mv(self, idx, v):
+        """``(1/n) Σ_j M_{idx[..., j]} v_j``, the mean over the client axis of :meth:`mv`."""
+        return mean_over_clients(self.mv(idx, v))
+
+    def mean_rmv(self, idx, u):
+        """``(1/n) Σ_j M_{idx[..., j]}ᵀ u_j``, the mean over the client axis of :meth:`rmv`."""
+        return mean_over_clients(self.rmv(idx, u))
+
     def dense(self, i: int) -> np.ndarray:
         """Client ``i``'s matrix as a dense host array."""
         return self.dense_range(i, i + 1)[0]
@@ -139,6 +176,18 @@ class Shared(Family):
                 return _broadcast(np.matmul(u, self.M), idx)
         out = u @ self.M
         return _broadcast(out, idx)
+
+    def mean_mv(self, idx, v):
+        if v.ndim < 2 or v.shape[-2] != 1:
+            return super().mean_mv(idx, v)
+        with single_thread_blas:  # the same product for every client
+            return v[..., 0, :] @ self.M.T
+
+    def mean_rmv(self, idx, u):
+        if u.ndim < 2 or u.shape[-2] != 1:
+            return super().mean_rmv(idx, u)
+        with single_thread_blas:
+            return u[..., 0, :] @ self.M
 
     def mean(self) -> np.ndarray:
         return np.asarray(self.M)
@@ -228,6 +277,16 @@ class EigenScaled(Family):
 
     rmv = mv  # symmetric
 
+    def mean_mv(self, idx, v):
+        """With a vector per replicate: ``U (ā ∘ (Uᵀ v))``, ``ā`` the clients' mean spectrum."""
+        if not _shared_rows(idx, v):
+            return super().mean_mv(idx, v)
+        abar = mean_of_rows(self.a, idx)  # (R, d)
+        with single_thread_blas:
+            return (abar * (v[..., 0, :] @ self.U)) @ self.U.T
+
+    mean_rmv = mean_mv
+
     def mean(self) -> np.ndarray:
         U = np.asarray(self.U)
         return (U * np.asarray(self.a).mean(axis=0)) @ U.T
@@ -266,6 +325,17 @@ class RankOne(Family):
             return _rank_one(self.M0, self.w, self.u, idx, u)
         return u @ self.M0 + self.w.take(idx, axis=0) * _dot(self.u.take(idx, axis=0), u)
 
+    def mean_mv(self, idx, v):
+        """With a vector per replicate: ``M₀v + (1/n) Σ_j u_j (w_j · v)``."""
+        if not _shared_rows(idx, v):
+            return super().mean_mv(idx, v)
+        return _rank_one_mean(self.M0.T, self.u, self.w, idx, v)
+
+    def mean_rmv(self, idx, u):
+        if not _shared_rows(idx, u):
+            return super().mean_rmv(idx, u)
+        return _rank_one_mean(self.M0, self.w, self.u, idx, u)
+
     def mean(self) -> np.ndarray:
         u, w = np.asarray(self.u), np.asarray(self.w)
         return np.asarray(self.M0) + u.T @ w / u.shape[0]
@@ -303,6 +373,18 @@ def _rank_one(M0T, left, right, idx, v):
     return _blocked(idx, v, d_out, kernel, ((d_in,), (d_out,), (1,)))
 
 
+def _rank_one_mean(M0T, left, right, idx, v):
+    """``v M0T + (1/n) Σ_j left_j (right_j · v)`` for ``v`` of shape ``(R, 1, d_in)``: the
+    coefficients ``(R, 1, n)`` weight the gathered ``left`` rows in one batched product."""
+    freq = _frequencies(left, idx)
+    with single_thread_blas:
+        if freq is not None:  # every client's coefficient, weighted by its frequency
+            coef = (v @ array_namespace(v).matrix_transpose(right))[..., 0, :] * freq
+            return v[..., 0, :] @ M0T + coef @ left
+        coef = v @ array_namespace(v).matrix_transpose(right.take(idx, axis=0))  # (R, 1, n)
+        return (v @ M0T + (coef @ left.take(idx, axis=0)) / idx.shape[-1])[..., 0, :]
+
+
 def _dot(a, b):
     """``Σ_k a_k b_k`` over the last axis, kept as a length-1 axis.  ``vecdot`` is a single
     kernel; ``(a * b).sum(-1)`` reduces a short contiguous axis row by row (≈ 4× slower)."""
@@ -326,6 +408,12 @@ class Scaled(Family):
 
     def rmv(self, idx, u):
         return self.s * self.base.rmv(idx, u)
+
+    def mean_mv(self, idx, v):
+        return self.s * self.base.mean_mv(idx, v)
+
+    def mean_rmv(self, idx, u):
+        return self.s * self.base.mean_rmv(idx, u)
 
     def mean(self) -> np.ndarray:
         return self.s * self.base.mean()
@@ -356,6 +444,12 @@ class Transposed(Family):
 
     def rmv(self, idx, u):
         return self.base.mv(idx, u)
+
+    def mean_mv(self, idx, v):
+        return self.base.mean_rmv(idx, v)
+
+    def mean_rmv(self, idx, u):
+        return self.base.mean_mv(idx, u)
 
     def mean(self) -> np.ndarray:
         return self.base.mean().T

@@ -15,17 +15,20 @@ stream is the one of earlier versions, draw for draw), ``"rademacher"`` (``±1``
 noise assumptions bound only the mean and the variance (bounded-variance unbiased oracles), so
 all three satisfy them; Gaussian draws cost ≈ 10–30 ns each on a CPU core, Rademacher ≈ 1 ns.
 Choose it per instance with :func:`with_noise_distribution` (it is part of the instance's
-``spec``, hence of its config hash) or per oracle with the ``noise_distribution`` keyword.
+``spec``, hence of its config hash), per oracle with the ``noise_distribution`` keyword, or
+for every instance that does not choose with :func:`default_noise_distribution`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from .backend import Backend, get_backend, single_thread_blas
+from .backend import Backend, get_backend, mean_over_clients, single_thread_blas
 from .quadratic import FederatedQuadratic
 from .validation import check_int
 
@@ -41,6 +44,22 @@ def check_noise_distribution(name: Any) -> str:
     return name
 
 
+_DEFAULT_NOISE = contextvars.ContextVar("bilevel_theory_noise_distribution",
+                                        default="gaussian")
+
+
+@contextlib.contextmanager
+def default_noise_distribution(name: str):
+    """Inside the block, oracles of instances that choose no ``noise_distribution`` draw
+    ``name`` noise (``verify --noise-distribution``: the same claims under another law of the
+    same mean and covariance).  Per context (thread, task), restored on exit."""
+    token = _DEFAULT_NOISE.set(check_noise_distribution(name))
+    try:
+        yield
+    finally:
+        _DEFAULT_NOISE.reset(token)
+
+
 def with_noise_distribution(problem: FederatedQuadratic, name: str) -> FederatedQuadratic:
     """The same instance whose oracles draw ``name`` noise (same mean and covariance); the
     choice is stored in ``problem.spec`` (so it changes the config hash)."""
@@ -53,6 +72,17 @@ def with_noise_distribution(problem: FederatedQuadratic, name: str) -> Federated
 def rademacher_signs(raw: bytes, count: int) -> np.ndarray:
     """``count`` fair bits (uint8 0/1) from the generator's raw bytes (8 per byte)."""
     return np.unpackbits(np.frombuffer(raw, dtype=np.uint8), count=count)
+
+
+@dataclass(frozen=True)
+class ClientMean:
+    """The mean over the client axis of what ``clients`` sampled clients would send, computed
+    by an averaged oracle call (:meth:`Oracle.client_mean`).  Only
+    :meth:`bilevel_theory.algorithm.Context.aggregate` unwraps it, so the upload is counted
+    like any other."""
+
+    value: Any  # (R, d)
+    clients: int
 
 
 @dataclass
@@ -87,7 +117,7 @@ class Oracle:
         self.rng = rng if rng is not None else self.backend.rng(seed)
         self.counter = OracleCounter()
         if noise_distribution is None:
-            noise_distribution = problem.spec.get("noise_distribution", "gaussian")
+            noise_distribution = problem.spec.get("noise_distribution", _DEFAULT_NOISE.get())
         self.noise_distribution = check_noise_distribution(noise_distribution)
 
     # ------------------------------------------------------------------ sampling
@@ -241,6 +271,38 @@ class Oracle:
             return a, b
         noise = self._scaled_draws(shape, sigma / np.sqrt(shape[-1]))
         return a + noise, b + noise
+
+    @single_thread_blas
+    def client_mean(self, kind: str, idx, x, y, samples: int = 1) -> ClientMean:
+        """The clients' mean of ``kind`` (a gradient oracle name) over the last axis of ``idx
+        (R, n)``: the same law as averaging ``n`` calls of ``kind``, at ``O(R·d)`` noise draws.
+
+        The ``n`` noise vectors are independent with covariance ``σ²/(dS)·I``, so their mean
+        has covariance ``σ²/(dSn)·I``.  It is drawn directly, exact in law, where the law of
+        the mean is cheap to sample: Gaussian (a Gaussian of that covariance) and Rademacher
+        (``(2B − n)/n`` with ``B ~ Binomial(n, ½)`` per coordinate, the law of a mean of ``n``
+        signs); uniform noise averages the ``n`` per-client draws.  With ``x, y`` of shape
+        ``(R, 1, d)`` the exact part averages the clients' data before one product
+        (``exact_mean_*`` of the instance).  Counted as ``n·samples`` calls per replicate."""
+        if kind not in ("grad_x_f", "grad_y_f", "grad_y_g", "grad_x_g"):
+            raise ValueError(f"`kind` must be a gradient oracle name, got {kind!r}")
+        if samples != 1:
+            samples = check_int("samples", samples, minimum=1)
+        n = int(idx.shape[-1])
+        exact = getattr(self.problem, "exact_mean_" + kind)(idx, x, y)
+        self.counter.grad += samples * n
+        sigma = self.problem.grad_noise
+        if sigma != 0.0:
+            scale = sigma / np.sqrt(exact.shape[-1] * samples)
+            if self.noise_distribution == "gaussian":
+                exact = self._plus_noise(exact, scale / np.sqrt(n))
+            elif self.noise_distribution == "rademacher" and hasattr(self.rng, "binomial"):
+                signs = self.rng.binomial(n, 0.5, size=tuple(exact.shape))
+                exact = exact + (2.0 * scale / n) * (signs - 0.5 * n)
+            else:
+                shape = tuple(exact.shape[:-1]) + (n, exact.shape[-1])
+                exact = exact + mean_over_clients(self._scaled_draws(shape, scale))
+        return ClientMean(exact, n)
 
     # ------------------------------------------------------------------ second order
     @single_thread_blas

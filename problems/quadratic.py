@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from .backend import Backend, get_backend
-from .families import CHUNK, Dense, EigenScaled, Family, Shared
+from .backend import Backend, get_backend, mean_over_clients
+from .families import CHUNK, Dense, EigenScaled, Family, Shared, mean_of_rows
 from .validation import check_batch, check_client, check_vector
 
 KINDS = ("bilevel", "minimax", "compositional")
@@ -318,6 +318,23 @@ class FederatedQuadratic:
 
     def exact_grad_x_g(self, idx, x, y):
         return self._g_x_terms(idx, x)[1] - self.B.rmv(idx, y)
+
+    # The same gradients averaged over the client axis (-2) → (R, d): averaged oracle calls.
+    # With one point per replicate ((R, 1, d)) the families average the clients' data first.
+    def exact_mean_grad_x_f(self, idx, x, y):
+        return (mean_over_clients(x @ self.P) + self.R.mean_mv(idx, y)
+                + mean_of_rows(self.p, idx))
+
+    def exact_mean_grad_y_f(self, idx, x, y):
+        return (self.R.mean_rmv(idx, x) + self.S.mean_mv(idx, y)
+                + mean_of_rows(self.q, idx))
+
+    def exact_mean_grad_y_g(self, idx, x, y):
+        return (self.A.mean_mv(idx, y) - self.B.mean_mv(idx, x)
+                - mean_of_rows(self.c, idx))
+
+    def exact_mean_grad_x_g(self, idx, x, y):
+        return mean_over_clients(self._g_x_terms(idx, x)[1]) - self.B.mean_rmv(idx, y)
 
     def exact_hvp_yy_g(self, idx, v):
         """``∇²_{yy} g_i · v = A_i v`` (the Hessian does not depend on the point)."""

@@ -419,3 +419,128 @@ def test_noise_distribution_is_validated():
         Oracle(problem(), "numpy", noise_distribution="cauchy")
     with pytest.raises(ValueError, match="`noise_distribution`"):
         with_noise_distribution(problem(), "laplace")
+
+
+# ---------------------------------------------------------------- averaged oracle calls
+@pytest.mark.parametrize("name", ["eigen", "rank_one", "dense", "shared", "scaled",
+                                  "transposed"])
+@pytest.mark.parametrize("n", [211, 20])  # more samples than the 37 clients, and fewer
+def test_client_means_of_products_match_the_definition(name, n):
+    """``mean_mv``/``mean_rmv`` are the client-axis means of the plain products, for one
+    vector per replicate (the structured families' averaged path: sample frequencies when
+    ``n ≥ m``, gathered rows otherwise) and for per-client vectors (the generic path)."""
+    fam = _families()[name]
+    d_out, d_in = np.asarray(fam.dense(0)).shape
+    rng = np.random.default_rng(13)
+    idx = rng.integers(0, fam.clients, (3, n))
+    for shape in ((3, 1), (3, n)):
+        v = rng.standard_normal(shape + (d_in,))
+        np.testing.assert_allclose(fam.mean_mv(idx, v),
+                                   _reference_products(fam, idx, v).mean(axis=1),
+                                   rtol=1e-12, atol=1e-12)
+        u = rng.standard_normal(shape + (d_out,))
+        np.testing.assert_allclose(fam.mean_rmv(idx, u),
+                                   _reference_products(fam, idx, u, True).mean(axis=1),
+                                   rtol=1e-12, atol=1e-12)
+
+
+def test_mean_of_rows_both_paths():
+    """The mean of sampled rows, by frequencies (``m ≤ n``) and by gathering (``m > n``)."""
+    from bilevel_theory.problems.families import mean_of_rows
+
+    rng = np.random.default_rng(14)
+    table = rng.standard_normal((30, 4))
+    for n in (50, 10):
+        idx = rng.integers(0, 30, (2, 3, n))
+        np.testing.assert_allclose(mean_of_rows(table, idx), table[idx].mean(axis=-2),
+                                   rtol=1e-13, atol=1e-13)
+
+
+def test_mean_over_clients():
+    """Plain and weighted means over axis −2; uniform weights give bitwise the plain mean,
+    all-zero weights give 0; a non-numpy namespace reduces with its own functions."""
+    import strict_backend as sb
+
+    from bilevel_theory.problems import get_backend
+    from bilevel_theory.problems.backend import mean_over_clients
+
+    rng = np.random.default_rng(15)
+    a = rng.standard_normal((3, 9, 4))
+    w = rng.uniform(0, 1, (3, 9)) * (rng.uniform(size=(3, 9)) < 0.6)
+    w[2] = 0.0
+    np.testing.assert_allclose(mean_over_clients(a), a.mean(axis=1), rtol=1e-13)
+    expected = (w[..., None] * a).sum(1) / np.where(w.sum(1) > 0, w.sum(1), 1.0)[:, None]
+    np.testing.assert_allclose(mean_over_clients(a, w), expected, rtol=1e-13, atol=1e-15)
+    assert (mean_over_clients(a, w)[2] == 0).all()
+    assert np.array_equal(mean_over_clients(a, np.ones((3, 9))), mean_over_clients(a))
+    strict = get_backend(sb.NAME)
+    for weights in (None, w):
+        out = mean_over_clients(strict.asarray(a),
+                                None if weights is None else strict.asarray(weights))
+        np.testing.assert_allclose(strict.to_numpy(out), mean_over_clients(a, weights),
+                                   rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("dist", ["gaussian", "rademacher", "uniform"])
+@pytest.mark.parametrize("kind", GRADS)
+def test_client_mean_has_the_law_of_the_average(backend, dist, kind):
+    """``client_mean(kind, …)`` is distributed as the mean of ``n`` calls of ``kind``: the
+    exact part is the clients' mean, the noise is zero-mean with covariance
+    ``σ²/(d·S·n)·I`` (each coordinate's variance and every pairwise product; Rademacher: a
+    mean of ``n`` signs, so ``±scale·(2k − n)/n``); it counts ``n·S`` calls per replicate."""
+    from bilevel_theory.problems import ClientMean
+    from bilevel_theory.problems.oracle import with_noise_distribution
+
+    prob = with_noise_distribution(problem(), dist)
+    o = Oracle(prob, backend, seed=7)
+    R, n, S = 4000, 7, 2
+    idx = o.sample_clients(R, n)
+    x, y = points(backend, R, 3, 4)
+    before = o.counter.grad
+    out = o.client_mean(kind, idx, x, y, samples=S)
+    assert isinstance(out, ClientMean) and out.clients == n
+    assert o.counter.grad - before == n * S
+    exact = backend.to_numpy(getattr(o.problem, "exact_" + kind)(idx, x, y)).mean(axis=1)
+    noise = backend.to_numpy(out.value) - exact
+    d = noise.shape[-1]
+    scale = SIGMA / np.sqrt(d * S)
+    assert_mean_zero(noise, f"{dist} {kind}")
+    for j in range(d):
+        assert_mean_is(noise[..., j] ** 2, scale ** 2 / n, f"{dist} {kind}[{j}]²")
+        for k in range(j):
+            assert_mean_is(noise[..., j] * noise[..., k], 0.0, f"{dist} {kind}[{j}]·[{k}]")
+    if dist == "rademacher" and backend.name == "numpy":  # (2k − n)/n · scale, k binomial
+        k = (noise / scale * n + n) / 2
+        assert np.allclose(k, np.round(k), atol=1e-8)
+        assert np.round(k).min() >= 0 and np.round(k).max() <= n
+    noiseless = Oracle(problem(noise=0.0, hessian_noise=0.0), backend, seed=7)
+    np.testing.assert_allclose(
+        backend.to_numpy(noiseless.client_mean(kind, idx, x, y).value),
+        backend.to_numpy(getattr(noiseless.problem, "exact_" + kind)(idx, x, y)).mean(axis=1),
+        rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="`kind`"):
+        o.client_mean("hvp_yy_g", idx, x, y)
+
+
+def test_aggregating_a_client_mean_counts_like_the_clients_arrays():
+    """The ledger of ``aggregate(client_mean(…))`` is that of aggregating the ``n`` clients'
+    arrays; weights, vectors or a mix of both kinds of argument are refused."""
+    import bilevel_theory as bt
+
+    prob = problem()
+    ledgers, means = [], []
+    for averaged in (False, True):
+        ctx = bt.make_context(prob, 5, 3, "numpy")
+        idx = ctx.oracle.sample_clients(5, 6)
+        x, y = points(ctx.oracle.backend, 5, 3, 4)
+        G = (ctx.oracle.client_mean("grad_y_g", idx, x, y) if averaged
+             else ctx.oracle.grad_y_g(idx, x, y))
+        means.append(ctx.aggregate(G))
+        ledgers.append((ctx.rounds, ctx.uplink, ctx.downlink, ctx.oracle.counter.snapshot()))
+        if averaged:
+            with pytest.raises(ValueError, match="ClientMean"):
+                ctx.aggregate(G, weights=np.ones((5, 6)))
+            with pytest.raises(TypeError, match="ClientMean"):
+                ctx.aggregate(G, ctx.oracle.grad_y_g(idx, x, y))
+    assert ledgers[0] == ledgers[1]
+    assert means[0].shape == means[1].shape == (5, 4)
