@@ -211,7 +211,7 @@ def _power(entry: dict) -> str:
 
 
 def _dry_run(claims: list[Claim], budget: str, out: str, backend: str, seed: int,
-             mutants: bool) -> None:
+             mutants: bool, noise: str = "gaussian") -> None:
     """What ``verify`` would run: per claim, its points and replicates at ``budget``, and how
     many points of its current definition are already stored in ``out``."""
     from .runner import config_hash  # noqa: PLC0415
@@ -224,7 +224,7 @@ def _dry_run(claims: list[Claim], budget: str, out: str, backend: str, seed: int
     rows, todo = [], 0
     for c in runs:
         grid = list(c.grid[budget])
-        done = (len(store.completed(c.id, budget, config_hash(c, budget), seed, backend))
+        done = (len(store.completed(c.id, budget, config_hash(c, budget, noise), seed, backend))
                 if store is not None else 0)
         todo += len(grid) - done
         rows.append([c.id, c.role, str(len(grid)), str(c.replicates[budget]), str(done)])
@@ -368,25 +368,32 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
                        "exit")
     @click.option("--json", "as_json", is_flag=True,
                   help="print the summary entries as JSON instead of a table")
+    @click.option("--noise-distribution", "noise", default="gaussian", show_default=True,
+                  help="law of the oracles' standardized noise where an instance chooses "
+                       "none: gaussian | rademacher | uniform (the same mean and covariance; "
+                       "rademacher draws fastest)")
     @_catalogue_option
     def verify(patterns, paper, kind, role, verdict, budget, out, backend, workers, scheduler,
-               seed, report, quiet, mutants, dry_run, as_json, catalogue) -> None:
+               seed, report, quiet, mutants, dry_run, as_json, noise, catalogue) -> None:
         """Run the claims matching PATTERNS and the filters, and judge them; exit 1 if a
         verdict differs from its expected one (or a mutant is not caught)."""
+        from bilevel_theory.problems.oracle import NOISE_DISTRIBUTIONS  # noqa: PLC0415
+
         from .runner import SUMMARY, attach_power, run_suite  # noqa: PLC0415
 
         _check_choice("--budget", budget, BUDGETS)
         _check_choice("--backend", backend, ("numpy", "cupy"))
+        _check_choice("--noise-distribution", noise, NOISE_DISTRIBUTIONS)
         if report is not None and after_verify is None:
             raise ValueError("`--report`: no report renderer is installed")
         claims = _select(patterns, paper, kind, role, verdict, catalogue)
         if dry_run:
-            _dry_run(claims, budget, out, backend, seed, mutants)
+            _dry_run(claims, budget, out, backend, seed, mutants, noise)
             return
         results = run_suite(list(patterns) or None, budget=budget, out=out, backend=backend,
                             workers=workers, seed=seed, progress=not quiet,
                             catalogue=catalogue, scheduler=scheduler, mutants=mutants,
-                            claims=claims)
+                            claims=claims, noise_distribution=noise)
         differ = [r.to_dict() for r in results if not r.as_expected]
         entries = [r.to_dict() for r in attach_power(results)]
         if as_json:

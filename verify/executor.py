@@ -30,6 +30,7 @@ class Task:
     base_seed: int
     backend: str
     config_hash: str
+    noise_distribution: str = "gaussian"  # the oracles' default law (verify --noise-distribution)
 
 
 class WorkersLost(RuntimeError):

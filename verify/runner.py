@@ -50,6 +50,12 @@ from typing import Any
 
 import numpy as np
 
+from bilevel_theory.problems.oracle import (
+    NOISE_DISTRIBUTIONS,
+    check_noise_distribution,
+    default_noise_distribution,
+)
+
 from .claim import BUDGETS, MUTANT_SEP, Claim
 from .claims import is_registered_at_runtime, load, select
 from .executor import Executor, Task, WorkersLost
@@ -154,10 +160,10 @@ def _measure_file(m: Any) -> str:
     return getattr(module, "__file__", "") or ""
 
 
-def config_hash(claim: Claim, budget: str) -> str:
+def config_hash(claim: Claim, budget: str, noise_distribution: str = "gaussian") -> str:
     """Hash of what determines a claim's stored rows at ``budget``: id, grid, replicates,
-    tolerance, law value, the measure's module and qualified name, and a digest of the code
-    that computes it (16 hex digits)."""
+    tolerance, law value, the measure's module and qualified name, a digest of the code that
+    computes it, and the oracles' default noise law when it is not Gaussian (16 hex digits)."""
     measure = claim.measure_for(budget)
     spec = {
         "code": _source_digest(_measure_file(measure)),
@@ -167,6 +173,8 @@ def config_hash(claim: Claim, budget: str) -> str:
         "tolerance": float(claim.tolerance), "law": repr(float(claim.law.value)),
         "measure": _measure_name(measure),
     }
+    if noise_distribution != "gaussian":
+        spec["noise_distribution"] = check_noise_distribution(noise_distribution)
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -212,7 +220,8 @@ def run_task(task: Task) -> list[dict]:
     claim = _resolve(task)
     start = time.perf_counter()
     try:
-        out = claim.measure_for(task.budget)(task.x, task.replicates, task.seed, task.backend)
+        with default_noise_distribution(task.noise_distribution):
+            out = claim.measure_for(task.budget)(task.x, task.replicates, task.seed, task.backend)
     except Exception as err:
         raise MeasureError(f"claim {claim.id}: `measure` failed at point {task.index} "
                            f"({claim.variable}={task.x:g}, seed {task.seed}): "
@@ -223,6 +232,8 @@ def run_task(task: Task) -> list[dict]:
               "value": float(task.x), "replicates": task.replicates, "backend": task.backend,
               "versions": versions(), "config_hash": task.config_hash, "seed": task.seed,
               "base_seed": task.base_seed, "seconds": seconds}
+    if task.noise_distribution != "gaussian":
+        common["noise_distribution"] = task.noise_distribution
     return [{**common, "replicate": r, "metrics": {k: v[r] for k, v in metrics.items()}}
             for r in range(task.replicates)]
 
@@ -565,7 +576,7 @@ def evaluate(claim: Claim, budget: str, points: Mapping[int, list[dict]], base_s
 
 
 def _tasks(claim: Claim, budget: str, seed: int, backend: str, catalogue: str | None,
-           done: Iterable[int]) -> list[Task]:
+           done: Iterable[int], noise_distribution: str = "gaussian") -> list[Task]:
     in_catalogue = False
     try:
         listed = load(catalogue).get(claim.id)
@@ -573,11 +584,11 @@ def _tasks(claim: Claim, budget: str, seed: int, backend: str, catalogue: str | 
                         and not (catalogue is None and is_registered_at_runtime(claim.id)))
     except Exception:  # noqa: BLE001 - an unloadable catalogue: send the claim itself
         in_catalogue = False
-    cfg = config_hash(claim, budget)
+    cfg = config_hash(claim, budget, noise_distribution)
     done = set(done)
     R = int(claim.replicates[budget])
     return [Task(claim.id, catalogue, None if in_catalogue else claim, budget, i, float(x), R,
-                 point_seed(seed, claim.id, i), seed, backend, cfg)
+                 point_seed(seed, claim.id, i), seed, backend, cfg, noise_distribution)
             for i, x in enumerate(claim.grid[budget]) if i not in done]
 
 
@@ -627,21 +638,25 @@ def _claim_of(claim: Claim | str, catalogue: str | None) -> Claim:
 def check(claim: Claim | str, budget: str = "smoke", seed: int = 0, backend: str = "numpy",
           store: ResultsStore | str | os.PathLike | None = None, *, workers: int = 1,
           catalogue: str | None = None, progress: bool = False, n_boot: int = N_BOOT,
-          scheduler: Any = None) -> Result:
+          scheduler: Any = None, noise_distribution: str = "gaussian") -> Result:
     """Run ``claim`` (a :class:`Claim` or an id) at ``budget`` and judge it.
 
     With ``store`` (a :class:`ResultsStore` or a directory), points already stored are reused
     and new points are appended; without, everything is kept in memory.  ``workers`` local
     processes, or a Dask cluster at ``scheduler`` (see :func:`make_executor`).
+    ``noise_distribution``: the oracles' law where an instance chooses none
+    (:func:`~bilevel_theory.problems.oracle.default_noise_distribution`; part of the config
+    hash when not Gaussian).
     """
     _check_budget(budget)
     seed = _check_seed(seed)
     _check_backend(backend)
+    noise = check_noise_distribution(noise_distribution)
     claim = _claim_of(claim, catalogue).for_backend(backend)
     executor = make_executor(workers, scheduler)
     if store is None:
         stored: dict[int, list[dict]] = {}
-        tasks = _tasks(claim, budget, seed, backend, catalogue, ())
+        tasks = _tasks(claim, budget, seed, backend, catalogue, (), noise)
 
         def sink(rows):
             stored[rows[0]["point"]] = json.loads(json.dumps(rows))
@@ -651,10 +666,10 @@ def check(claim: Claim | str, budget: str = "smoke", seed: int = 0, backend: str
     if not isinstance(store, ResultsStore):
         store = ResultsStore(store)
     store.ensure_writable()
-    cfg = config_hash(claim, budget)
+    cfg = config_hash(claim, budget, noise)
     with store.writer():
         done = store.completed(claim.id, budget, cfg, seed, backend)
-        _execute(_tasks(claim, budget, seed, backend, catalogue, done), executor,
+        _execute(_tasks(claim, budget, seed, backend, catalogue, done, noise), executor,
                  store.append_point, progress, claim.id)
     return evaluate(claim, budget, store.points(claim.id, budget, cfg, seed, backend), seed,
                     n_boot)
@@ -664,7 +679,8 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
               backend: str = "numpy", workers: int = 1, seed: int = 0, progress: bool = True,
               *, catalogue: str | None = None, scheduler: Any = None,
               n_boot: int = N_BOOT, costs: bool | None = None,
-              mutants: bool = False, claims: Sequence[Claim] | None = None) -> list[Result]:
+              mutants: bool = False, claims: Sequence[Claim] | None = None,
+              noise_distribution: str = "gaussian") -> list[Result]:
     """Run every claim matching ``pattern`` into ``out`` (resuming), judge, and write
     ``out/summary.json`` and ``out/run.json``.  Returns the results in catalogue order.
     Points run on ``workers`` local processes, or on the Dask cluster at ``scheduler``
@@ -674,11 +690,13 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
     claim under each of its mutants (:meth:`Claim.under`); their results are returned after
     the claims' (each mutant's ``as_expected`` says whether the claim caught it) and folded
     into the claims' ``power`` in ``summary.json``.  ``claims``: run these (already selected,
-    e.g. with filters) instead of ``select(pattern)``."""
+    e.g. with filters) instead of ``select(pattern)``.  ``noise_distribution``: as in
+    :func:`check` (the per-algorithm costs run only with the Gaussian default)."""
     started = time.perf_counter()
     _check_budget(budget)
     seed = _check_seed(seed)
     _check_backend(backend)
+    noise = check_noise_distribution(noise_distribution)
     if claims is None:
         claims = select(pattern, load(catalogue))
     claims = [c.for_backend(backend) for c in claims]
@@ -693,7 +711,7 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
             "date": datetime.now(UTC).isoformat(timespec="seconds"),
             "package_version": versions()["bilevel-theory"], "backend": backend, "budget": budget,
             "seed": seed, "pattern": pattern, "catalogue": catalogue, "workers": int(workers),
-            "mutants": bool(mutants),
+            "mutants": bool(mutants), "noise_distribution": noise,
             "scheduler": getattr(executor, "address", None),
             "claims": [c.id for c in claims], "status": "running",
             "machine": {"platform": platform.platform(), "processor": platform.machine(),
@@ -705,20 +723,21 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
             (Path(out) / SUMMARY).unlink()
         tasks: list[Task] = []
         for claim in claims:
-            done = store.completed(claim.id, budget, config_hash(claim, budget), seed, backend)
-            tasks += _tasks(claim, budget, seed, backend, catalogue, done)
+            cfg = config_hash(claim, budget, noise)
+            done = store.completed(claim.id, budget, cfg, seed, backend)
+            tasks += _tasks(claim, budget, seed, backend, catalogue, done, noise)
         try:
             _execute(tasks, executor, store.append_point, progress, "verify")
         except KeyboardInterrupt:
             _write_json(Path(out) / RUN, {**meta, "status": "interrupted"})
             raise
         if costs is None:
-            costs = catalogue is None and not pattern
+            costs = catalogue is None and not pattern and noise == "gaussian"
         if costs:
             from .costs import measure_costs  # noqa: PLC0415
 
             measure_costs(out, budget, seed, backend)
-        results = [evaluate(c, budget, store.points(c.id, budget, config_hash(c, budget), seed,
+        results = [evaluate(c, budget, store.points(c.id, budget, config_hash(c, budget, noise), seed,
                                                     backend), seed, n_boot)
                    for c in claims]
         _write_json(Path(out) / SUMMARY, [r.to_dict() for r in attach_power(results)])
@@ -793,7 +812,9 @@ def _latest_run(store: ResultsStore, claim: Claim, budget: str | None, seed: int
     rows = store.rows(claim.id, budget, base_seed=seed)
     for r in reversed(rows):
         b, ran = r["budget"], claim.for_backend(r.get("backend"))
-        if b in BUDGETS and r["config_hash"] == config_hash(ran, b):
+        noise = r.get("noise_distribution", "gaussian")
+        if b in BUDGETS and noise in NOISE_DISTRIBUTIONS and (
+                r["config_hash"] == config_hash(ran, b, noise)):
             return ran, b, r["config_hash"], r.get("base_seed"), r.get("backend")
     b = budget or "smoke"
     return claim, b, config_hash(claim, b), None, None
