@@ -234,11 +234,12 @@ def corollary_form_weights(T: float, clients=M_SPEEDUP) -> np.ndarray:
 
 
 def speedup_m_independent(T, replicates, seed, backend="numpy", *, delay="bounded",
-                          step="schedule", start="default"):
+                          step="schedule", start="default", inner="schedule"):
     """The (m, T) experiment at one ``T``: ``(1/T) Σ_t ‖∇Φ(x^t)‖²`` for every ``m`` of
     ``M_SPEEDUP`` at η = c√(m/T) (``step="fixed"``: η = c√(m/50), not decaying in ``T``),
     series truncation, default start ``x⁰ = 1, y⁰ = 0`` (``start="lower_optimal"``:
-    ``y⁰ = y*(x⁰)``); ``value`` = the m-independent part ``c/T`` of
+    ``y⁰ = y*(x⁰)``), inner step β = min(1/(2ℓ_{g,1}), 1/√(KT)) (``inner="constant"``:
+    ``1/(2ℓ_{g,1})``); ``value`` = the m-independent part ``c/T`` of
     Cor. 4.1's form fitted over ``m`` (:func:`corollary_form_weights`), per replicate;
     ``F_m<m>``: the per-``m`` values."""
     T = int(T)
@@ -249,6 +250,8 @@ def speedup_m_independent(T, replicates, seed, backend="numpy", *, delay="bounde
             sc["outer_step"] = _schedule(50, m, "nonconvex", ETA_M)["outer_step"]
         if start == "lower_optimal":
             sc["y0"] = problem(m).y_star(np.ones(problem(m).dim_x))
+        if inner == "constant":
+            sc["inner_step"] = 1.0 / (2.0 * problem(m).constants["ell_g1"])
         tr = run("afbo", problem(m), rounds=T, replicates=replicates, seed=seed + i,
                  backend=backend, delay=BoundedDelay(DELAY) if delay == "bounded" else "sync",
                  inner_steps=K_INNER, truncation="series", **sc)
@@ -415,7 +418,13 @@ FLOOR_EXPONENT = float(R_.leading_exponent(R_.BOUNDS["afbo.sgd_floor"].expr, "T"
 # ============================================================================ claims
 T_GRID = per_budget([50, 100, 200, 400], [50, 100, 200, 400, 800, 1600],
                     [50, 100, 200, 400, 800, 1600, 3200])
-T_GRID_M = per_budget([50, 100, 200], [50, 100, 200, 400], [50, 100, 200, 400, 800])
+#: The (m, T) experiment's T grid.  Smoke uses the standard grid: up to T = 200 the verdicts
+#: of both speedup findings depended on the seed and on the noise law (exponents −0.66 to
+#: −0.91 over three seeds and three laws against the claimed ≤ −0.9, and the synchronous
+#: variant's initial-error repair came out caught only there), while up to T = 400 every seed
+#: and law gave the same verdict and the same mutant result (docs/papers/afbo.md).
+T_GRID_M = per_budget([50, 100, 200, 400], [50, 100, 200, 400],
+                      [50, 100, 200, 400, 800])
 EXCESS_GRID = per_budget([1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 7, 11, 15],
                          [1, 2, 3, 4, 5, 7, 11, 15, 23, 31])
 U_GRID = per_budget(range(4, 41, 4), range(4, 41, 4), range(4, 49, 4))
@@ -581,13 +590,16 @@ _SPEEDUP_SCHED = (f"(m, T) experiment: m ∈ {{{', '.join(map(str, M_SPEEDUP))}}
 _SPEEDUP_WHY = (
     "Cor. 4.1 bounds the m-independent part of (1/T)Σ_t‖∇Φ(x^t)‖² (the limit m → ∞ of "
     "1/√(mT) + 1/(m√(mT)) + 1/T, rates afbo.cor41_nonconvex_m_independent) by O(1/T). But the "
-    "descent lemma (Lemma 4.1) charges ηM_f²E‖y^{t+1} − y*(x^t)‖² per round, and Lemma 4.2 at "
-    "the corollary's β = 1/√(KT) (Kβ² ≤ 1/T is its only condition on β) contracts the initial "
-    "lower-level error by (1 − βμ_g)^K ≈ 1 − μ_g√(K/T) per round; summed and divided by ηT "
-    "the charge is ≈ M_f²‖y⁰ − y*(x⁰)‖²/(2μ_g√(KT)): a term of order T^{−1/2} that more "
-    "clients do not reduce, absent from the corollary's form. The measured m-independent part "
-    "decays slower than 1/T accordingly, and starting the lower level at y*(x⁰) removes the "
-    "term (mutant lower_optimal_start).")
+    "descent lemma (Lemma 4.1) charges ηM_f²E‖y^{t+1} − y*(x^t)‖² per round, and at the "
+    "corollary's inner step β = 1/√(KT) (Kβ² ≤ 1/T is its only condition on β) Lemma 4.2 "
+    "contracts the lower-level error by only (1 − βμ_g)^K ≈ 1 − μ_g√(K/T) per round. The "
+    "initial error then costs ≈ M_f²‖y⁰ − y*(x⁰)‖²/(2μ_g√(KT)) once summed and divided by ηT, "
+    "and the lag of y behind the moving y*(x^t) builds up under the same slow contraction: "
+    "terms of order T^{−1/2} that more clients do not reduce, absent from the corollary's "
+    "form. The measured m-independent part decays slower than 1/T accordingly. A constant "
+    "inner step β = 1/(2ℓ_{g,1}), with which the lower level tracks y*(x^t), restores the 1/T "
+    "decay (mutant constant_inner_step). Starting the lower level at y*(x⁰) alone restores it "
+    "under bounded delays but not in the synchronous case, where the lag term remains.")
 
 
 def _speedup_claim(name, delay, expected, mutant, replicates):
@@ -607,20 +619,17 @@ def _speedup_claim(name, delay, expected, mutant, replicates):
         touches=("AFBO-R9", "AFBO-R11"), mutants=(mutant,), **kw)
 
 
-_REPAIR_START = Mutant("lower_optimal_start",
-                       "start the lower level at y⁰ = y*(x⁰): the m-independent T^{−1/2} cost "
-                       "of the initial lower-level error is gone",
-                       {"start": "lower_optimal"})
-_FIXED_STEP = Mutant("fixed_step",
-                     "η = c√(m/50) at every T (not decaying with T): the average stationarity "
-                     "has a T-independent floor",
-                     {"step": "fixed"})
+_TRACKING_INNER = Mutant("constant_inner_step",
+                         "inner step β = 1/(2ℓ_{g,1}) at every T instead of Cor. 4.1's "
+                         "β = 1/√(KT): the lower level tracks y*(x^t), and the m-independent "
+                         "T^{−1/2} cost of its error is gone",
+                         {"inner": "constant"})
 
 CLAIMS += [
-    _speedup_claim("linear_speedup_m", "bounded", "violated", _REPAIR_START,
+    _speedup_claim("linear_speedup_m", "bounded", "violated", _TRACKING_INNER,
                    per_budget(32, 32, 64)),
-    _speedup_claim("linear_speedup_m_sync", "sync", "violated", _REPAIR_START,
-                   per_budget(16, 32, 64)),
+    _speedup_claim("linear_speedup_m_sync", "sync", "violated", _TRACKING_INNER,
+                   per_budget(32, 32, 64)),
     P.claim(
         "staleness_floor_vs_delay", role="confirmation",
         source=P.cite("Thm 4.1(b) last term / Remark 2"),
