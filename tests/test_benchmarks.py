@@ -140,6 +140,13 @@ def test_quick_json_schema(tmp_path):
     table.update_readme(text, readme)
     body = readme.read_text()
     assert body.startswith("intro\n") and body.endswith("outro\n") and "old" not in body
+    short = table.summary(doc)  # the project README's block
+    assert "speedup" in short and "benchmarks/figures/throughput.png" in short
+    assert short.count("| R = ") == len(doc["speedup"])
+    main_readme = tmp_path / "MAIN.md"
+    main_readme.write_text(f"top\n{table.MAIN_START}\n{table.MAIN_END}\nend\n")
+    table.update_readme(short, main_readme, table.MAIN_START, table.MAIN_END)
+    assert short in main_readme.read_text() and main_readme.read_text().endswith("end\n")
     written = table.figures(doc, tmp_path / "figures")
     assert {p.name for p in written} == {"throughput.png", "roofline.png"}
 
