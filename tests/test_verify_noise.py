@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -82,4 +81,4 @@ def test_every_verdict_holds_under_another_noise_law(dist, tmp_path):
                         noise_distribution=dist, mutants=True)
     differ = [(r.id, r.verdict, r.expected) for r in results if not r.as_expected]
     assert not differ
-    assert np.isfinite([r.measured for r in results if r.measured is not None]).all()
+    assert len(results) == len(CLAIMS) + sum(len(c.mutants) for c in CLAIMS.values())
