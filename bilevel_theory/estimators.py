@@ -125,7 +125,9 @@ def phe(ctx: Context, x, y, neumann_steps: int, sampled_clients: int, scale: flo
     ``d_i = ∇ₓf`` (eq. 6, not the box's ``∇_y f``); the final Jacobian uses client
     ``c_i^{max N_i + 1}``.  Returns ``H (R, n, dim_x)``.  Rounds (FEDMBO-I2): ``1 + max_i N_i + 1`` (each
     Neumann step moves every chain to another client), averaged over replicates, counted from
-    the relays executed (``Context.broadcast``/``aggregate`` with ``active=``).
+    the relays executed (``Context.broadcast``/``upload`` with ``active=``).  Only the chains
+    still alive are computed at each hop (``tests/test_estimators.py``: the same ``H_i`` as
+    computing every chain and masking the finished ones).
     """
     R, n, N, xp = ctx.replicates, sampled_clients, neumann_steps, ctx.xp
     xb, yb = x[:, None, :], y[:, None, :]
