@@ -208,7 +208,6 @@ class Bound:
                      notes=(*self.notes, note))
 
 
-
 class BoundList(list):
     """A paper's bounds as its ``bounds()`` builds them: ``add(bound)`` appends and returns it,
     ``source(result, tag)`` gives a bound's source, ``"<citation>, <result> <tag>"``."""

@@ -69,6 +69,15 @@ def with_noise_distribution(problem: FederatedQuadratic, name: str) -> Federated
     return replace(problem, spec={**problem.spec, "noise_distribution": name})
 
 
+#: The first-order oracles (``pair`` and ``client_mean`` take one of these names).
+GRADIENTS = ("grad_x_f", "grad_y_f", "grad_y_g", "grad_x_g")
+
+
+def _check_gradient(kind: Any) -> None:
+    if kind not in GRADIENTS:
+        raise ValueError(f"`kind` must be a gradient oracle name {GRADIENTS}, got {kind!r}")
+
+
 def rademacher_signs(raw: bytes, count: int) -> np.ndarray:
     """``count`` fair bits (uint8 0/1) from the generator's raw bytes (8 per byte)."""
     return np.unpackbits(np.frombuffer(raw, dtype=np.uint8), count=count)
@@ -259,8 +268,7 @@ class Oracle:
         """One sample ``ζ`` at two points: ``(∇g_i(x1, y1; ζ), ∇g_i(x2, y2; ζ))`` for ``kind``
         in ``grad_x_f, grad_y_f, grad_y_g, grad_x_g`` (SVRG/STORM corrections, Gao eq. 3.8).
         With additive noise the two draws share the same noise vector; counted as two calls."""
-        if kind not in ("grad_x_f", "grad_y_f", "grad_y_g", "grad_x_g"):
-            raise ValueError(f"`kind` must be a gradient oracle name, got {kind!r}")
+        _check_gradient(kind)
         exact = getattr(self.problem, "exact_" + kind)
         a, b = exact(idx, x1, y1), exact(idx, x2, y2)
         shape = np.broadcast_shapes(a.shape, b.shape)
@@ -284,8 +292,7 @@ class Oracle:
         signs); uniform noise averages the ``n`` per-client draws.  With ``x, y`` of shape
         ``(R, 1, d)`` the exact part averages the clients' data before one product
         (``exact_mean_*`` of the instance).  Counted as ``n·samples`` calls per replicate."""
-        if kind not in ("grad_x_f", "grad_y_f", "grad_y_g", "grad_x_g"):
-            raise ValueError(f"`kind` must be a gradient oracle name, got {kind!r}")
+        _check_gradient(kind)
         if samples != 1:
             samples = check_int("samples", samples, minimum=1)
         n = int(idx.shape[-1])
