@@ -17,43 +17,27 @@ import time
 from typing import Any
 
 
-def _maxrss_bytes() -> int:
-    """Peak RSS of this process image: ``VmHWM`` from ``/proc/self/status`` (Linux; reset by
-    ``exec``), else ``ru_maxrss`` (which on Linux keeps the forking parent's peak across
-    ``exec``, so it over-reports in a subprocess of a large parent)."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    import resource  # noqa: PLC0415  (POSIX only)
-
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return int(rss if sys.platform == "darwin" else rss * 1024)
-
-
 def child(clients: int, dim: int, replicates: int, sampled_clients: int, backend: str) -> dict:
     """Runs inside the subprocess."""
     from bilevel_theory import run  # noqa: PLC0415
     from bilevel_theory.problems import QuadraticBilevel  # noqa: PLC0415
+    from bilevel_theory.problems.backend import peak_rss_bytes  # noqa: PLC0415
 
     from .common import synchronize  # noqa: PLC0415
     from .rounds import HYPERPARAMETERS  # noqa: PLC0415
 
     out: dict[str, Any] = dict(clients=clients, dim=dim, replicates=replicates,
                                sampled_clients=sampled_clients, backend=backend,
-                               rss_after_import_bytes=_maxrss_bytes())
+                               rss_after_import_bytes=peak_rss_bytes())
     t0 = time.perf_counter()
     problem = QuadraticBilevel.random(clients=clients, dim_x=dim, dim_y=dim, kappa=10.0,
                                       heterogeneity=0.5, noise=0.1, seed=0,
                                       storage="structured")
     t1 = time.perf_counter()
-    out["rss_after_build_bytes"] = _maxrss_bytes()
+    out["rss_after_build_bytes"] = peak_rss_bytes()
     problem.constants  # noqa: B018
     t2 = time.perf_counter()
-    out["rss_after_constants_bytes"] = _maxrss_bytes()
+    out["rss_after_constants_bytes"] = peak_rss_bytes()
     hp = dict(HYPERPARAMETERS["fedmbo"], sampled_clients=sampled_clients)
     trace = run("fedmbo", problem, rounds=1, replicates=replicates, seed=0, backend=backend,
                 **hp)
@@ -61,7 +45,7 @@ def child(clients: int, dim: int, replicates: int, sampled_clients: int, backend
     t3 = time.perf_counter()
     out.update(instance_bytes=problem.nbytes, build_seconds=t1 - t0, constants_seconds=t2 - t1,
                round_seconds=t3 - t2, diverged=bool(trace.diverged.any()),
-               peak_rss_bytes=_maxrss_bytes())
+               peak_rss_bytes=peak_rss_bytes())
     return out
 
 

@@ -7,6 +7,7 @@ Core code never imports CuPy: it asks :func:`get_backend` for a :class:`Backend`
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -192,3 +193,24 @@ def cupy_available() -> tuple[bool, str]:
     except BackendUnavailable as err:
         return False, str(err)
     return True, ""
+
+
+def peak_rss_bytes() -> int:
+    """This process's peak resident memory so far, in bytes (host memory; what a sweep's
+    worker reports with each point): ``VmHWM`` from ``/proc/self/status`` (Linux; reset by
+    ``exec``), else ``getrusage``'s ``ru_maxrss`` (which on Linux keeps the forking parent's
+    peak across ``exec``, so it over-reports in a subprocess of a large parent); 0 where
+    neither exists."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        import resource  # noqa: PLC0415  (POSIX only)
+    except ImportError:
+        return 0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(rss if sys.platform == "darwin" else rss * 1024)

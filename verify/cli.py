@@ -379,7 +379,7 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
         verdict differs from its expected one (or a mutant is not caught)."""
         from bilevel_theory.problems.oracle import NOISE_DISTRIBUTIONS  # noqa: PLC0415
 
-        from .runner import SUMMARY, attach_power, run_suite  # noqa: PLC0415
+        from .runner import SUMMARY, attach_power, read_run, run_suite  # noqa: PLC0415
 
         _check_choice("--budget", budget, BUDGETS)
         _check_choice("--backend", backend, ("numpy", "cupy"))
@@ -412,6 +412,11 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
         for e in differ:
             click.echo(f"  {e['id']}: {e['verdict']} (expected {e['expected']}): {e['reason']}",
                        err=as_json)
+        run = read_run(out)
+        if run.get("points_run"):
+            click.echo(f"{run['points_run']} points in {run['runtime_seconds']:.0f} s; peak "
+                       f"memory: {run['worker_peak_rss_mib']:.0f} MiB per worker, "
+                       f"{run['main_peak_rss_mib']:.0f} MiB in the main process", err=as_json)
         if report is not None:
             after_verify(Path(out), Path(report))
         sys.exit(1 if differ else 0)

@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from bilevel_theory.problems.backend import peak_rss_bytes
 from bilevel_theory.problems.oracle import (
     NOISE_DISTRIBUTIONS,
     check_noise_distribution,
@@ -231,7 +232,8 @@ def run_task(task: Task) -> list[dict]:
     common = {"claim": claim.id, "budget": task.budget, "point": task.index,
               "value": float(task.x), "replicates": task.replicates, "backend": task.backend,
               "versions": versions(), "config_hash": task.config_hash, "seed": task.seed,
-              "base_seed": task.base_seed, "seconds": seconds}
+              "base_seed": task.base_seed, "seconds": seconds,
+              "peak_rss_mib": peak_rss_bytes() / 2**20}
     if task.noise_distribution != "gaussian":
         common["noise_distribution"] = task.noise_distribution
     return [{**common, "replicate": r, "metrics": {k: v[r] for k, v in metrics.items()}}
@@ -593,24 +595,27 @@ def _tasks(claim: Claim, budget: str, seed: int, backend: str, catalogue: str | 
 
 
 def _execute(tasks: Sequence[Task], executor: Executor, sink: Callable[[list[dict]], None],
-             progress: bool, desc: str) -> None:
+             progress: bool, desc: str) -> float:
     """Run ``tasks``, handing each point's rows to ``sink`` as it finishes; the executor is
-    closed however this ends (an interruption stops its workers at once)."""
+    closed however this ends (an interruption stops its workers at once).  Returns the
+    largest peak memory (MiB) a worker reported with a point (0 without tasks)."""
     bar = _progress(len(tasks), progress, desc)
     lines = progress and not sys.stderr.isatty()  # CI logs: one line per finished claim
     left = Counter(t.claim_id for t in tasks)
-    claims, started = len(left), time.perf_counter()
+    claims, started, peak = len(left), time.perf_counter(), 0.0
     finished = executor.run(run_task, tasks)
     try:
         for task, rows in finished:
             sink(rows)
+            peak = max(peak, rows[0].get("peak_rss_mib", 0.0) if rows else 0.0)
             bar.set_postfix_str(task.claim_id, refresh=False)
             bar.update(1)
             left[task.claim_id] -= 1
             if lines and left[task.claim_id] == 0:
                 done = claims - sum(1 for v in left.values() if v)
                 print(f"{desc}: {done}/{claims} {task.claim_id} "
-                      f"({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
+                      f"({time.perf_counter() - started:.0f} s, worker peak {peak:.0f} MiB)",
+                      file=sys.stderr, flush=True)
     finally:
         bar.close()
         try:
@@ -619,6 +624,7 @@ def _execute(tasks: Sequence[Task], executor: Executor, sink: Callable[[list[dic
                 close()
         finally:
             executor.close()
+    return peak
 
 
 def _claim_of(claim: Claim | str, catalogue: str | None) -> Claim:
@@ -727,7 +733,7 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
             done = store.completed(claim.id, budget, cfg, seed, backend)
             tasks += _tasks(claim, budget, seed, backend, catalogue, done, noise)
         try:
-            _execute(tasks, executor, store.append_point, progress, "verify")
+            worker_peak = _execute(tasks, executor, store.append_point, progress, "verify")
         except KeyboardInterrupt:
             _write_json(Path(out) / RUN, {**meta, "status": "interrupted"})
             raise
@@ -743,7 +749,9 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
         _write_json(Path(out) / SUMMARY, [r.to_dict() for r in attach_power(results)])
         _write_json(Path(out) / RUN, {**meta, "status": "complete", "points_run": len(tasks),
                                       "costs": bool(costs),
-                                      "runtime_seconds": time.perf_counter() - started})
+                                      "runtime_seconds": time.perf_counter() - started,
+                                      "worker_peak_rss_mib": worker_peak,
+                                      "main_peak_rss_mib": peak_rss_bytes() / 2**20})
         return results
 
 

@@ -5,11 +5,13 @@ One JSON object per line and per replicate::
     {"claim": id, "budget": "smoke", "point": 3, "value": 64.0, "replicate": 0,
      "replicates": 32, "metrics": {"value": 0.078, ...}, "backend": "numpy",
      "versions": {"bilevel-theory": ..., "numpy": ..., "python": ...},
-     "config_hash": "9f0c…", "seed": 123456, "base_seed": 0, "seconds": 0.41}
+     "config_hash": "9f0c…", "seed": 123456, "base_seed": 0, "seconds": 0.41,
+     "peak_rss_mib": 212.5}
 
 ``point`` is the index into the claim's grid for ``budget``, ``value`` the sweep value, ``seed``
 the seed passed to ``measure`` for this point (derived from ``base_seed``, the claim id and the
-point index), ``seconds`` the wall time of the whole point.  Non-finite metrics are stored as
+point index), ``seconds`` the wall time of the whole point, ``peak_rss_mib`` the peak resident
+memory of the process that ran it, when it finished.  Non-finite metrics are stored as
 the ``NaN``/``Infinity`` tokens of Python's ``json`` module.
 
 **One writer.**  Writing takes an advisory lock on ``<directory>/.writer.lock``
@@ -306,8 +308,9 @@ def row_problem(row: Any) -> str | None:
             bad.append(k)
     if row.get("backend") is not None and not isinstance(row["backend"], str):
         bad.append("backend")
-    if row.get("seconds") is not None and not _is_number(row["seconds"]):
-        bad.append("seconds")
+    for k in ("seconds", "peak_rss_mib"):
+        if row.get(k) is not None and not _is_number(row[k]):
+            bad.append(k)
     if row.get("versions") is not None and not isinstance(row["versions"], dict):
         bad.append("versions")
     if bad:
