@@ -205,3 +205,27 @@ def test_bias_bound_worst_case():
     a, b = F.TIGHT["a"], F.TIGHT["b"]
     assert F.bias_bound_ratio([a, b, 0, 0, 0, 0, 0, 1, 1, 0]) ** 2 == pytest.approx(1 - 1 / kt)
     assert F.bias_bound_ratio([a, b, 0, 0, 0, 0, 0, 1, 1, 0]) == pytest.approx(24 / 25)
+
+
+def test_phe_moments_match_the_chains():
+    """The closed-form mean and covariance of one PHE chain (which place the bias window's
+    upper end) agree with 2^17 simulated chains, for a short and a long truncation."""
+    p = F.phe_problem()
+    x, y = F.PHE_POINT
+    ell = p.constants["ell_g1"]
+    for N in (2, 7):
+        mean, cov = F.phe_moments(p, x, y, N, ell)
+        assert np.allclose(mean, F.phe_mean(p, x, y, N, ell), rtol=1e-12, atol=1e-14)
+        H = F._phe_outputs(p, x, y, N, 1 << 14, 8, seed=N, backend="numpy").reshape(-1, 2)
+        se = np.sqrt(np.diag(cov) / H.shape[0])
+        assert np.all(np.abs(H.mean(0) - mean) < 4.5 * se)
+        assert np.allclose(np.cov(H.T), cov, atol=0.01 * np.abs(cov).max())  # ≈ 3.5 s.e.
+
+
+def test_bias_window_ends_where_the_monte_carlo_error_takes_over():
+    claim = next(c for c in F.CLAIMS if c.id == "fedmbo.phe_bias_vs_N")
+    hi, reps = int(claim.window[1]), min(claim.replicates.values())
+    assert F.bias_relative_error(hi, reps) <= F.BIAS_MC_REL < F.bias_relative_error(hi + 1, reps)
+    # the error grows with N, so no later N is back under the threshold
+    errors = [F.bias_relative_error(N, reps) for N in range(1, 15)]
+    assert np.all(np.diff(errors) > 0)

@@ -103,8 +103,11 @@ def test_verify_exit_codes_summary_and_report(tmp_path):
     assert set(entry["fit"]) >= {"x", "mean", "lo", "hi", "slope", "intercept", "interval"}
     run = json.loads((out / "run.json").read_text())
     for key in ("date", "package_version", "backend", "budget", "seed", "machine", "python",
-                "numpy", "runtime_seconds", "argv"):
+                "numpy", "runtime_seconds", "argv", "worker_peak_rss_mib", "main_peak_rss_mib"):
         assert key in run, key
+    # one process: the worker's peak is the main process's peak when the last point finished
+    assert 0 < run["worker_peak_rss_mib"] <= run["main_peak_rss_mib"]
+    assert f"{run['points_run']} points in " in r.stdout and "MiB per worker" in r.stdout
     # a claim whose verdict differs from its expected one: exit 1, with the reason
     r = invoke("verify", "--catalogue", f"{__name__}:MISMATCH", "--out", str(out),
                "--quiet")

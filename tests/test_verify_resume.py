@@ -78,3 +78,19 @@ def test_results_do_not_depend_on_workers(tmp_path):
     rows2 = sorted((r["claim"], r["point"], r["replicate"], json.dumps(r["metrics"]))
                    for r in map(json.loads, (tmp_path / "w2/results.jsonl").read_text().splitlines()))
     assert rows1 == rows2
+    # each point carries its worker's memory high-water mark; the run reports the largest
+    peaks = [r["peak_rss_mib"] for r in map(json.loads, (tmp_path / "w2/results.jsonl")
+                                            .read_text().splitlines())]
+    run = json.loads((tmp_path / "w2/run.json").read_text())
+    assert min(peaks) > 0 and run["worker_peak_rss_mib"] == max(peaks)
+    assert run["main_peak_rss_mib"] > 0
+
+
+def test_peak_memory_is_the_process_high_water_mark():
+    """What each point reports sees a 256 MiB allocation made in a fresh process."""
+    code = ("import numpy as np; from bilevel_theory.problems.backend import peak_rss_bytes; "
+            "b = peak_rss_bytes(); a = np.ones(2**25); print(b, peak_rss_bytes())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60).stdout
+    before, after = map(int, out.split())
+    assert after - before >= 0.95 * 2**28
