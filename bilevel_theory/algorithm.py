@@ -292,7 +292,10 @@ def run_algorithm(algorithm: Algorithm, rounds: int, replicates: int, seed: int,
     start = time.perf_counter()
     with np.errstate(all="ignore"):
         state = algorithm.init(ctx)
-        xs, ys, ledger = [state["x"]], [state.get("y")], [ctx.snapshot()]
+        has_y = algorithm.has_y and state.get("y") is not None
+        xs = _path(xp, state["x"], rounds)
+        ys = _path(xp, state["y"], rounds) if has_y else None
+        ledger = [ctx.snapshot()]
         frozen = xp.zeros(replicates, dtype=bool)
         frozen_at = np.full(replicates, -1)
         scale = float(np.sum(np.ones(problem.dim_x))) + problem.radius ** 2
@@ -310,16 +313,14 @@ def run_algorithm(algorithm: Algorithm, rounds: int, replicates: int, seed: int,
             frozen_at[newly] = k + 1
             frozen = frozen | bad
             state = _freeze(xp, new, state, frozen, replicates)
-            xs.append(state["x"])
-            ys.append(state.get("y"))
+            xs[:, k + 1] = state["x"]
+            if has_y:
+                ys[:, k + 1] = state["y"]
             ledger.append(ctx.snapshot())
-    x = be.to_numpy(xp.stack(xs, axis=1))
-    has_y = algorithm.has_y and ys[0] is not None
-    y = be.to_numpy(xp.stack(ys, axis=1)) if has_y else None
-    host = problem.host
-    grad = host.hypergradient(x)
-    stationarity = (grad ** 2).sum(-1)
-    inner_error = ((y - host.y_star(x)) ** 2).sum(-1) if has_y else None
+    x = be.to_numpy(xs)
+    y = be.to_numpy(ys) if has_y else None
+    del xs, ys  # a device path is not held twice
+    stationarity, inner_error = _along_paths(problem.host, x, y)
     diverged = be.to_numpy(frozen).astype(bool)
     # a replicate whose measured quantities are not finite is diverged, never a silent NaN
     unfinished = ~np.isfinite(stationarity).all(axis=1)
@@ -334,6 +335,33 @@ def run_algorithm(algorithm: Algorithm, rounds: int, replicates: int, seed: int,
                  ledger=Ledger(**{f: led[:, j] for j, f in enumerate(LEDGER_FIELDS)}),
                  diverged=diverged, diverged_at=frozen_at, seed=seed,
                  backend=be.name, seconds=time.perf_counter() - start, extras=extras)
+
+
+def _path(xp, first, rounds: int):
+    """A ``(R, rounds + 1, d)`` buffer for an iterate's path, starting at ``first (R, d)``."""
+    path = xp.empty((first.shape[0], rounds + 1, first.shape[-1]), dtype=first.dtype)
+    path[:, 0] = first
+    return path
+
+
+#: numbers per temporary when the measured quantities are computed along the paths
+_PATH_CHUNK = 1 << 21
+
+
+def _along_paths(host, x: np.ndarray, y: np.ndarray | None):
+    """``‖∇Φ(x_k)‖²`` and ``‖y_k − y*(x_k)‖²`` (or ``None``) along the paths, a few
+    replicates at a time: the temporaries stay small on long runs, and each replicate's
+    numbers are those of one whole computation (the products are per replicate anyway)."""
+    R, K, d = x.shape
+    stationarity = np.empty((R, K))
+    inner = None if y is None else np.empty((R, K))
+    step = max(1, _PATH_CHUNK // (K * max(d, 1 if y is None else y.shape[-1])))
+    for s in range(0, R, step):
+        rows = slice(s, s + step)
+        stationarity[rows] = (host.hypergradient(x[rows]) ** 2).sum(-1)
+        if y is not None:
+            inner[rows] = ((y[rows] - host.y_star(x[rows])) ** 2).sum(-1)
+    return stationarity, inner
 
 
 def make_context(problem: FederatedQuadratic, replicates: int, seed: int = 0,

@@ -94,3 +94,12 @@ def test_peak_memory_is_the_process_high_water_mark():
                          check=True, timeout=60).stdout
     before, after = map(int, out.split())
     assert after - before >= 0.95 * 2**28
+
+
+def test_costs_report_progress_and_resume(tmp_path, capsys):
+    from bilevel_theory.verify.costs import measure_costs  # noqa: PLC0415
+
+    assert measure_costs(tmp_path, "smoke", names=["fedmbo"], progress=True) == ["costs.fedmbo"]
+    assert "costs: 1/1 fedmbo (" in capsys.readouterr().err
+    assert measure_costs(tmp_path, "smoke", names=["fedmbo"], progress=True) == []  # stored
+    assert capsys.readouterr().err == ""

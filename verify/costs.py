@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import time
 from collections.abc import Iterable
 
@@ -62,14 +63,17 @@ def cost_to_target(trace, target: float = TARGET) -> dict[str, np.ndarray]:
 
 
 def measure_costs(out: str, budget: str = "smoke", seed: int = 0, backend: str = "numpy",
-                  names: Iterable[str] | None = None) -> list[str]:
-    """Run the cost comparison into the store at ``out``; returns the ids computed now."""
+                  names: Iterable[str] | None = None, progress: bool = False) -> list[str]:
+    """Run the cost comparison into the store at ``out``; returns the ids computed now.
+    ``progress``: one line on stderr per algorithm run (the full budget takes minutes)."""
     if budget not in BUDGETS:
         raise ValueError(f"`budget` must be one of {list(BUDGETS)}, got {budget!r}")
     store = ResultsStore(out)
     problem = QuadraticBilevel.random(**INSTANCE)
     done = []
-    for name in names or algorithms():
+    names = list(names or algorithms())
+    started = time.perf_counter()
+    for i, name in enumerate(names, 1):
         cid, chash = PREFIX + name, _config_hash(name, budget)
         if store.completed(cid, budget, chash, seed, backend):
             continue
@@ -85,4 +89,7 @@ def measure_costs(out: str, budget: str = "smoke", seed: int = 0, backend: str =
                              "metrics": {k: float(v[r]) for k, v in metrics.items()}}
                             for r in range(REPLICATES[budget])])
         done.append(cid)
+        if progress:
+            print(f"costs: {i}/{len(names)} {name} ({time.perf_counter() - started:.0f} s)",
+                  file=sys.stderr, flush=True)
     return done

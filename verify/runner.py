@@ -742,7 +742,7 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
         if costs:
             from .costs import measure_costs  # noqa: PLC0415
 
-            measure_costs(out, budget, seed, backend)
+            measure_costs(out, budget, seed, backend, progress=progress)
         results = [evaluate(c, budget, store.points(c.id, budget, config_hash(c, budget, noise), seed,
                                                     backend), seed, n_boot)
                    for c in claims]
