@@ -355,7 +355,8 @@ def _along_paths(host, x: np.ndarray, y: np.ndarray | None):
     R, K, d = x.shape
     stationarity = np.empty((R, K))
     inner = None if y is None else np.empty((R, K))
-    step = max(1, _PATH_CHUNK // (K * max(d, 1 if y is None else y.shape[-1])))
+    width = d if y is None else max(d, y.shape[-1])
+    step = max(1, _PATH_CHUNK // (K * width))
     for s in range(0, R, step):
         rows = slice(s, s + step)
         stationarity[rows] = (host.hypergradient(x[rows]) ** 2).sum(-1)

@@ -203,21 +203,16 @@ def phe_bias(N, replicates, seed, backend="numpy", *, scale_factor: float = 1.0)
 
 
 def _client_terms(problem, x, y):
-    """Every client's ``∇ₓf_c, ∇_y f_c`` at ``(x, y)`` and the matrices of its
-    ``∇²_{yy}g_c``, ``∇²_{xy}g_c`` products (read off the oracle on the basis vectors):
-    ``d (K, dₓ)``, ``r (K, d_y)``, ``A (K, d_y, d_y)``, ``J (K, dₓ, d_y)``."""
-    K, dx, dy = problem.clients, problem.dim_x, problem.dim_y
-    o = make_context(problem, 1, 0, "numpy").oracle
+    """Every client's ``∇ₓf_c, ∇_y f_c`` at ``(x, y)`` (exact) and its ``∇²_{yy}g_c = A_c``,
+    ``∇²_{xy}g_c = −B_cᵀ``: ``d (K, dₓ)``, ``r (K, d_y)``, ``A (K, d_y, d_y)``,
+    ``J (K, dₓ, d_y)``."""
+    h = problem.host
+    K = h.clients
     idx = np.arange(K)[None]
-    xb = np.broadcast_to(np.asarray(x, float), (1, K, dx))
-    yb = np.broadcast_to(np.asarray(y, float), (1, K, dy))
-
-    def matrices(product):
-        return np.stack([np.asarray(product(idx, xb, yb, np.broadcast_to(e, (1, K, dy))))[0]
-                         for e in np.eye(dy)], axis=-1)
-
-    d, r = np.asarray(o.grad_x_f(idx, xb, yb))[0], np.asarray(o.grad_y_f(idx, xb, yb))[0]
-    return d, r, matrices(o.hvp_yy_g), matrices(o.jvp_xy_g)
+    xb = np.broadcast_to(np.asarray(x, float), (1, K, h.dim_x))
+    yb = np.broadcast_to(np.asarray(y, float), (1, K, h.dim_y))
+    d, r = h.exact_grad_x_f(idx, xb, yb)[0], h.exact_grad_y_f(idx, xb, yb)[0]
+    return d, r, h.A.dense_range(0, K), -np.swapaxes(h.B.dense_range(0, K), -1, -2)
 
 
 def phe_moments(problem, x, y, neumann_steps: int, scale: float
@@ -265,8 +260,10 @@ BIAS_MC_REL = 0.25
 def bias_window_end(replicates: int, rel: float = BIAS_MC_REL) -> int:
     """The largest ``N`` (up to 40) up to which :func:`bias_relative_error` stays at most
     ``rel`` with ``replicates`` replicates: beyond it the fitted means are mostly noise."""
-    ok = [bias_relative_error(N, replicates) <= rel for N in range(1, 41)]
-    return ok.index(False) if False in ok else 40
+    for N in range(1, 41):
+        if bias_relative_error(N, replicates) > rel:
+            return N - 1
+    return 40
 
 
 def bias_window(rel: float = 0.01) -> int:
