@@ -5,6 +5,7 @@ entry points (builds two wheels and a virtual environment: about half a minute).
 from __future__ import annotations
 
 import os
+import site
 import subprocess
 import sys
 import venv
@@ -35,10 +36,19 @@ def wheel(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def env(tmp_path_factory, wheel) -> dict:
     """A fresh virtual environment with the wheel and the example plug-in installed (the
-    dependencies come from the system's site-packages, so nothing is downloaded)."""
+    dependencies come from the running interpreter's site-packages, so nothing is downloaded:
+    when the tests themselves run in a virtual environment, ``system_site_packages`` would see
+    only the *base* interpreter's packages, so those directories are added by a ``.pth`` file;
+    a path line in a ``.pth`` file does not run that directory's own ``.pth`` hooks, so an
+    editable install of the checkout there stays invisible and the wheel is what imports)."""
     home = tmp_path_factory.mktemp("venv")
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(home)
     py = str(home / "bin" / "python")
+    purelib = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    parents = [*site.getsitepackages(), site.getusersitepackages()]
+    Path(purelib, "_bilevel_theory_test_parent.pth").write_text(
+        "".join(f"{d}\n" for d in parents if os.path.isdir(d)))
     pip = [sys.executable, "-m", "pip", "--python", py, "install", "-q", "--no-deps"]
     _run([*pip, str(wheel)], cwd=home)
     _run([*pip, str(ROOT / "examples" / "toy_plugin")], cwd=home)
