@@ -68,6 +68,8 @@ clients): rounds ``K + S + 2`` with ``S`` the Neumann steps (``U`` fixed, ``N �
 ``m · Σ_{i updating} S_i`` (every client multiplies every updating chain); jvp calls
 ``n·m``; uplink ``Σ_k n_k/m + 2n/m + Σ_i S_i + n``; downlink ``K + 2 + Σ_i S_i + n + 1``.
 ``afbo_naive`` replaces ``m`` by the arrived count ``n`` in the client averages.
+The ledger counts those pairwise products; :func:`aphe` computes their averages factorised,
+exact in law, in ``O(m d²)`` per call without Hessian noise (:func:`aphe_pairwise`: literally).
 
 Args (hyperparameters):
     inner_steps (K), outer_step (η, float or callable of t), inner_step (β, float or callable
@@ -104,11 +106,12 @@ from typing import Any
 
 import numpy as np
 
-from bilevel_theory.problems.backend import mean_over_clients
+from bilevel_theory.problems.backend import mean_over_clients, single_thread_blas
 from bilevel_theory.problems.validation import check_choice, check_int, check_real
 
 from .algorithm import Algorithm, Context, as_schedule
 from .fedmbo import default_neumann_steps
+from .hyperparameters import MAX_COUNT
 
 TRUNCATIONS = ("fixed", "random", "series")
 
@@ -194,7 +197,7 @@ class BoundedDelay(DelayModel):
     ``BoundedDelay(1)`` is synchronous."""
 
     def __init__(self, max_delay: int):
-        self.max_delay = check_int("max_delay", max_delay, minimum=1)
+        self.max_delay = check_int("max_delay", max_delay, minimum=1, maximum=MAX_COUNT)
 
     def gaps(self, xp, rng, shape, first):
         return 1 + xp.asarray(rng.integers(0, self.max_delay, size=shape), dtype=xp.int64)
@@ -209,7 +212,8 @@ class HeavyTailedDelay(DelayModel):
 
     def __init__(self, alpha: float, cap: int | None = None):
         self.alpha = check_real("alpha", alpha, minimum=0.0, strict_minimum=True)
-        self.cap = None if cap is None else check_int("cap", cap, minimum=1)
+        self.cap = None if cap is None else check_int("cap", cap, minimum=1,
+                                                      maximum=MAX_COUNT)
 
     def gaps(self, xp, rng, shape, first):
         u = 1.0 - xp.asarray(rng.random(shape))  # (0, 1]
@@ -232,7 +236,7 @@ class Stragglers(DelayModel):
                  clients: Any = None):
         self.fraction = check_real("fraction", fraction, minimum=0.0, maximum=1.0,
                                    strict_minimum=True)
-        self.slowdown = check_int("slowdown", slowdown, minimum=1)
+        self.slowdown = check_int("slowdown", slowdown, minimum=1, maximum=MAX_COUNT)
         if base is not None and not isinstance(base, DelayModel):
             raise TypeError(f"`base` must be a DelayModel, got {type(base).__name__}")
         self.base = Synchronous() if base is None else base
@@ -338,7 +342,8 @@ class LocalIterations:
     def __init__(self, spec: Any, clients: int):
         self.spec, self.low, self.high, self.array = spec, None, None, None
         if isinstance(spec, numbers.Integral) and not isinstance(spec, bool):
-            self.low = self.high = check_int("local_iterations", spec, minimum=1)
+            self.low = self.high = check_int("local_iterations", spec, minimum=1,
+                                             maximum=MAX_COUNT)
         elif isinstance(spec, str):
             kind, _, rng = spec.strip().lower().partition(":")
             lo, _, hi = rng.partition("-")
@@ -346,16 +351,18 @@ class LocalIterations:
                 a, b = int(lo), int(hi)
             except ValueError:
                 a = b = 0
-            if kind != "uniform" or not 1 <= a <= b:
+            if kind != "uniform" or not 1 <= a <= b <= MAX_COUNT:
                 raise ValueError("`local_iterations` must be an int ≥ 1, 'uniform:a-b' with "
-                                 f"1 ≤ a ≤ b, or an array of {clients} ints ≥ 1, got {spec!r}")
+                                 f"1 ≤ a ≤ b ≤ {MAX_COUNT:.0e}, or an array of {clients} ints "
+                                 f"≥ 1, got {spec!r}")
             self.low, self.high = a, b
         else:
             arr = np.asarray(spec)
             if (arr.shape != (clients,) or not np.issubdtype(arr.dtype, np.integer)
-                    or arr.min() < 1):
+                    or arr.min() < 1 or arr.max() > MAX_COUNT):
                 raise ValueError("`local_iterations` must be an int ≥ 1, 'uniform:a-b' with "
-                                 f"1 ≤ a ≤ b, or an array of {clients} ints ≥ 1, got {spec!r}")
+                                 f"1 ≤ a ≤ b, or an array of {clients} ints in [1, "
+                                 f"{MAX_COUNT:.0e}], got {spec!r}")
             self.array = arr.astype(np.int64)
             self.high = int(arr.max())
 
@@ -398,10 +405,28 @@ def aligned_gradients(ctx: Context, x, y, E, e_max: int, local_step: float = 0.0
 # ============================================================================ APHE
 
 
+def _aphe_arguments(ctx: Context, truncation: str, scale: float, neumann_steps, active,
+                    members):
+    """Validated ``(ℓ, N, active, members)`` of :func:`aphe` (``N = U``, default ``m``, for
+    ``"fixed"``); masks default to all ``m`` clients."""
+    check_choice("truncation", truncation, TRUNCATIONS)
+    scale = check_real("scale", scale, minimum=0.0, strict_minimum=True)
+    xp, R, m = ctx.xp, ctx.replicates, ctx.problem.clients
+    if neumann_steps is None:
+        if truncation != "fixed":
+            raise ValueError("`neumann_steps` is required for truncation 'random' or 'series'")
+        neumann_steps = m
+    N = check_int("neumann_steps", neumann_steps, minimum=0 if truncation == "fixed" else 1)
+    act = xp.ones((R, m), dtype=bool) if active is None else active
+    mem = xp.ones((R, m), dtype=bool) if members is None else members
+    return scale, N, act, mem
+
+
 def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: float,
          truncation: str = "fixed", neumann_steps: int | None = None, active=None,
          members=None):
-    """AFBO's Anarchic Parallel Hypergradient Estimator (Alg. 2) for all ``m`` chains at once.
+    """AFBO's Anarchic Parallel Hypergradient Estimator (Li, Zhu, Gong, Mao & Zhou, WiOpt 2024,
+    Alg. 2) for all ``m`` chains at once, without the ``m × m`` (chain, client) products.
 
     ``H_i = ∇ₓf_i(x, y) − W_i M_i v`` with ``v = mean_j grad_y_f_table_j`` (the server's
     stored, possibly stale ``∇_y f_j``), ``W_i p = mean_j ∇²_{xy}g_j(at_j; φ_i) p`` and
@@ -411,10 +436,30 @@ def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: flo
     * ``"random"`` (FedNest/FedMBO): ``(N/ℓ) Π_{l=1}^{N_i} (I − Ĥ_l/ℓ)``, ``N_i ~ U{0..N−1}``;
     * ``"series"``: ``(1/ℓ) Σ_{n=0}^{N−1} Π_{l=1}^{n} (I − Ĥ_l/ℓ)`` (the expectation of random).
 
+    Exact in law, factorised (:func:`aphe_pairwise` computes the pairs literally).  At hop
+    ``l`` chain ``i`` receives, from the ``n`` member clients ``j``, ``∇²_{yy}g_j(ζ_{ijl}) p_i
+    = A_j p_i + s‖p_i‖ξ_{ijl}`` (the oracle's Hessian noise, ``s = σ_H/√d``, ``ξ`` i.i.d.
+    standardized draws, independent of the past); the Hessians of the quadratic instances do
+    not depend on the point, so the stored points ``at_j`` do not enter.  ``p_i`` is common to
+    the ``n`` terms, hence their mean is ``Ā p_i + s‖p_i‖ ξ̄_{il}`` with ``Ā = (1/n) Σ_j A_j``
+    and ``ξ̄_{il} = (1/n) Σ_j ξ_{ijl}``, again i.i.d. over ``(i, l)`` and independent of the
+    past: every chain has the pairwise version's transition law, so the estimates ``(H_i)_i``
+    have its joint law (noise-free: its values).  ``ξ̄`` is drawn directly: Gaussian
+    ``N(0, I/n)``; Rademacher ``(2B − n)/n``, ``B ~ Binomial(n, ½)``; uniform as the mean of
+    ``n`` draws (no cheap exact sampler: ``O(m)`` draws per product, the one quadratic path).
+    The same holds for the Jacobian round with ``B̄``.  ``Ā`` and ``B̄`` are formed once per
+    call (``d_y`` averaged products over the ``m`` clients).  Without Hessian noise, chains
+    with the same start and truncation share their whole trajectory and are computed once:
+    the hops cost ``O(d²)`` each (``"random"``: ``O(N d²)``), a call ``O(m d² + S d²)`` for
+    ``S`` hops.  With Hessian noise every chain draws its own products: ``O(m S d²)``, linear
+    in ``m`` for ``"random"``/``"series"`` (``S < N``), ``O(m² d²)`` for ``"fixed"`` with its
+    default ``U = m``.  The ledger counts what the pairwise rounds send and compute.
+
     Args:
         x (R, dim_x), y (R, dim_y): the current point (``x^t, y^{t+1}``).
         grad_y_f_table (R, m, dim_y): the stored ``∇_y f_j``.
-        x_at (R, m, dim_x), y_at (R, m, dim_y): each client's stored point (default: current).
+        x_at (R, m, dim_x), y_at (R, m, dim_y): each client's stored point (default: current;
+            the quadratic instances' second derivatives do not depend on it).
         scale: ``ℓ`` (> 0).
         active (R, m) bool: chains really computed (updating clients), default all.
         members (R, m) bool: clients entering the averages over ``j`` (``afbo_naive``: the
@@ -422,19 +467,136 @@ def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: flo
     Returns:
         ``H (R, m, dim_x)`` (inactive chains computed but not counted).
     """
-    check_choice("truncation", truncation, TRUNCATIONS)
-    scale = check_real("scale", scale, minimum=0.0, strict_minimum=True)
+    scale, N, act, mem = _aphe_arguments(ctx, truncation, scale, neumann_steps, active, members)
     xp, oracle, R = ctx.xp, ctx.oracle, ctx.replicates
-    m = ctx.problem.clients
-    if neumann_steps is None:
-        if truncation != "fixed":
-            raise ValueError("`neumann_steps` is required for truncation 'random' or 'series'")
-        neumann_steps = m
-    N = check_int("neumann_steps", neumann_steps, minimum=0 if truncation == "fixed" else 1)
+    problem, m = oracle.problem, ctx.problem.clients
     dx, dy = x.shape[-1], y.shape[-1]
     idx = xp.broadcast_to(xp.arange(m)[None, :], (R, m))
-    act = xp.ones((R, m), dtype=bool) if active is None else active
-    mem = xp.ones((R, m), dtype=bool) if members is None else members
+    # round 1: the server sends (x^t, y^{t+1}); the updating clients return ∇_y f_i and d_i
+    ctx.broadcast(x, y)
+    d = oracle.grad_x_f(idx, x[:, None, :], y[:, None, :], count=act)
+    ctx.aggregate(grad_y_f_table, d, weights=act)  # counted: the fresh entries are sent
+    v = mean_over_clients(grad_y_f_table, members)  # (R, dim_y), the server's table
+    rows = idx[:1] if members is None else idx
+    hess = _client_mean_operator(xp, problem.exact_hvp_yy_g, dy, rows, members)
+    jac = _client_mean_operator(xp, problem.exact_jvp_xy_g, dy, rows, members)
+    S = N if truncation == "fixed" else N - 1  # hops
+    if truncation == "random":
+        last = xp.where(act, ctx.rng.integers(0, N, size=(R, m)), -1)  # last hop; −1: idle
+    else:
+        last = xp.where(act, S, -1)
+    avg = _AveragedRounds(ctx, problem.hessian_noise, mem)
+    if avg.sigma != 0.0:  # every chain draws its own products: one class per chain
+        cls, size, hops = None, None, last
+    else:  # exact products: the chains with the same last hop share their trajectory
+        hops = xp.arange(-1, S + 1)[None, :] if truncation == "random" else xp.asarray([[-1, S]])
+        cls = last + 1 if truncation == "random" else xp.astype(act, xp.int64)
+        size = xp.sum(cls[..., None] == xp.arange(hops.shape[1]), axis=1)  # chains per class
+    p = xp.broadcast_to(((1 if truncation == "series" else N) / scale) * v[:, None, :],
+                        (R, hops.shape[1], dy))
+    total, on = p, hops >= 1
+    counts = avg.ledger(on, size)  # the same at every hop but the random truncation's
+    if truncation == "fixed" and cls is not None:  # exact products: p ↦ p (I − Ā/ℓ), S times
+        avg.count("hvp", counts, times=S)
+        step = xp.linalg.matrix_power(xp.eye(dy) - hess / scale, S)
+        p = xp.where(on[..., None], xp.matmul(p, step), p)
+        S = 0
+    for hop in range(1, S + 1):
+        if truncation == "random" and hop > 1:
+            on = hops >= hop
+            counts = avg.ledger(on, size)
+        p = p - avg.product("hvp", hess, p, on, counts) / scale
+        total = total + p
+    if truncation == "series":
+        p = total
+    # last round: the members return ∇²_{xy}g_j p_i; the server forms H_i = d_i − W_i p_i
+    on = hops >= 0
+    W = avg.product("jvp", jac, p, on, avg.ledger(on, size))
+    if cls is not None:
+        W = xp.take_along_axis(W, cls[..., None], axis=1)
+    ctx.hold(2 * dx, 2 * dy)
+    return d - W
+
+
+def _client_mean_operator(xp, product, d_in: int, idx, weights):
+    """``T (R or 1, d_in, d_out)`` with ``T[r, k] = Σ_j w_rj M_j e_k / Σ_j w_rj`` over the
+    clients ``idx (R or 1, m)`` of ``product(idx, v) = M_idx v`` (``weights`` ``None``: the
+    plain mean), so that ``p @ T`` is the clients' mean of ``M_j p`` for every row ``p``."""
+    eye = xp.eye(d_in)
+    return xp.stack([mean_over_clients(product(idx, eye[k][None, None, :]), weights)
+                     for k in range(d_in)], axis=-2)
+
+
+class _AveragedRounds:
+    """APHE's averaged pairwise rounds (see :func:`aphe`): counting, exact part, averaged
+    Hessian noise."""
+
+    def __init__(self, ctx: Context, sigma: float, members):
+        xp = ctx.xp
+        self.ctx, self.sigma, self.members = ctx, float(sigma), members
+        self.n = xp.sum(xp.astype(members, xp.int64), axis=1)  # (R,) clients per average
+        self.share = xp.mean(xp.astype(members, xp.float64), axis=1)  # member fraction
+
+    def ledger(self, on, size) -> tuple[float, float, float]:
+        """What one pairwise round of the chain classes that run (``on (R, c)``; ``size``
+        chains per class, ``None``: one) counts: the fraction of replicates communicating, the
+        vectors each client receives and returns (mean over the ``m`` clients: each member
+        serves every running chain), the products per replicate (chains × members)."""
+        ctx, xp = self.ctx, self.ctx.xp
+        chains = xp.sum(on * 1.0 if size is None else on * size, axis=1)  # (R,) running
+        return (ctx.scalar(xp.mean(xp.astype(chains > 0, xp.float64))),
+                ctx.scalar(xp.mean(chains * self.share)),
+                ctx.scalar(xp.sum(chains * self.n)) / ctx.replicates)
+
+    def count(self, kind: str, counts: tuple[float, float, float], times: int = 1) -> None:
+        """Count ``times`` rounds of :meth:`ledger` ``counts`` (``kind``: ``"hvp"``/``"jvp"``)."""
+        rounds, vectors, products = counts
+        self.ctx.communicate(times * rounds, up=times * vectors, down=times * vectors)
+        counter = self.ctx.oracle.counter
+        setattr(counter, kind, getattr(counter, kind) + times * products)
+
+    def product(self, kind: str, op, p, on, counts: tuple[float, float, float]):
+        """One round for the chain classes ``p (R, c, d)`` that run (``on``; ``counts`` its
+        :meth:`ledger`): the server sends each chain's vector to the members, each returns its
+        product per chain, the server's per-chain mean is ``p @ op`` plus the mean of the
+        ``n`` members' noise.  Idle classes get 0."""
+        xp = self.ctx.xp
+        self.count(kind, counts)
+        with single_thread_blas:
+            out = xp.matmul(p, op)
+        if self.sigma != 0.0:
+            d_out = out.shape[-1]
+            norm = xp.sqrt(xp.sum(p * p, axis=-1, keepdims=True))
+            out = out + (self.sigma / math.sqrt(d_out)) * norm * self._mean_draws(out.shape)
+        return xp.where((on & (self.n > 0)[:, None])[..., None], out, 0.0)
+
+    def _mean_draws(self, shape):
+        """The mean of ``n`` i.i.d. standardized draws of the oracle's noise law for every
+        entry of ``shape (R, c, d)`` (``n`` the replicate's members), exact in law."""
+        ctx, xp = self.ctx, self.ctx.xp
+        rng, law = ctx.oracle.rng, ctx.oracle.noise_distribution
+        n = xp.reshape(xp.maximum(self.n, 1), (-1, 1, 1))
+        if law == "gaussian":
+            return rng.standard_normal(shape) / xp.sqrt(n * 1.0)
+        if law == "rademacher" and hasattr(rng, "binomial"):
+            return (2.0 * rng.binomial(n, 0.5, size=shape) - n) / n
+        u = rng.random((shape[0], shape[1], self.members.shape[1], shape[2]))  # (R, c, m, d)
+        z = (u - 0.5) * (2.0 * math.sqrt(3.0)) if law == "uniform" else xp.where(u < 0.5, 1.0,
+                                                                                   -1.0)
+        return mean_over_clients(z, self.members[:, None, :])
+
+
+def aphe_pairwise(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: float,
+                  truncation: str = "fixed", neumann_steps: int | None = None, active=None,
+                  members=None):
+    """:func:`aphe` computed literally: every (chain ``i``, client ``j``) product of every hop,
+    ``O(m² d²)`` per hop.  The reference that the factorised :func:`aphe` is tested against
+    (equal noise-free, equal in law with noise); same arguments, same ledger."""
+    scale, N, act, mem = _aphe_arguments(ctx, truncation, scale, neumann_steps, active, members)
+    xp, oracle, R = ctx.xp, ctx.oracle, ctx.replicates
+    m = ctx.problem.clients
+    dx, dy = x.shape[-1], y.shape[-1]
+    idx = xp.broadcast_to(xp.arange(m)[None, :], (R, m))
     # pairwise (chain i, client j) queries, flattened to the oracle's (R, n) layout
     pair_idx = xp.reshape(xp.broadcast_to(xp.arange(m)[None, None, :], (R, m, m)), (R, m * m))
     xa = x[:, None, :] if x_at is None else x_at

@@ -19,8 +19,13 @@ import numpy as np
 from array_api_compat import is_array_api_obj
 
 from bilevel_theory.problems import ClientMean, FederatedQuadratic, Oracle, get_backend
-from bilevel_theory.problems.backend import mean_over_clients
-from bilevel_theory.problems.validation import check_int, check_real, unknown_names
+from bilevel_theory.problems.backend import mean_over_clients, single_thread_blas
+from bilevel_theory.problems.validation import (
+    as_real_array,
+    check_int,
+    check_real,
+    unknown_names,
+)
 
 from .hyperparameters import MAX_COUNT, MAX_WORK, SCHEMA, Hyper, check_budget
 from .hyperparameters import validate as validate_hyperparameters
@@ -246,10 +251,7 @@ def start_vector(name: str, value: Any, dim: int, radius: float) -> np.ndarray:
     if isinstance(value, str | bytes) or (is_array_api_obj(value) and not isinstance(
             value, np.ndarray)):
         raise TypeError(f"`{name}` must be a vector of {dim} floats, got {value!r}")
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be a vector of {dim} floats, got {value!r}") from None
+    arr = as_real_array(name, value)  # no bools, complex numbers, strings, overflow
     if arr.shape != (dim,):
         raise ValueError(f"`{name}` must have shape ({dim},), got {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -290,7 +292,7 @@ def run_algorithm(algorithm: Algorithm, rounds: int, replicates: int, seed: int,
     be, problem = ctx.oracle.backend, algorithm.problem
     xp = be.xp
     start = time.perf_counter()
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), single_thread_blas:  # BLAS pinned once per run
         state = algorithm.init(ctx)
         has_y = algorithm.has_y and state.get("y") is not None
         xs = _path(xp, state["x"], rounds)

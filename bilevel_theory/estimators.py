@@ -107,10 +107,16 @@ def local_ihgp(ctx: Context, idx, x, y, neumann_steps: int, scale: float):
     N = neumann_steps
     trunc = _truncations(ctx, idx.shape, N)
     p = (N / scale) * ctx.oracle.grad_y_f(idx, x, y)
+    host = isinstance(p, np.ndarray)
+    step = np.empty_like(p) if host and N > 1 else None
     for n in range(1, N):
         active = trunc >= n
         hv = ctx.oracle.hvp_yy_g(idx, x, y, p, count=active)
-        p = ctx.xp.where(active[..., None], p - hv / scale, p)
+        if host:  # two passes, in place: the same numbers as the masked expression below
+            np.divide(hv, scale, out=step)
+            np.subtract(p, step, out=p, where=active[..., None])
+        else:
+            p = ctx.xp.where(active[..., None], p - hv / scale, p)
     return p
 
 
@@ -195,11 +201,20 @@ def theta_q(ctx: Context, idx, x, y, v, theta: float, Q: int):
     and ``Ĥv = θ Σ_{s=0}^{Q} r_s`` (``Q`` Hessian-vector products per device, each factor with
     its own sample).  ``idx (R, n)`` are the devices; ``x, y, v`` broadcast to ``(R, n, d)``.
     """
-    r = v
-    total = v
-    for _ in range(Q):
-        r = r - theta * ctx.oracle.hvp_yy_g(idx, x, y, r)
-        total = total + r
+    r = total = v
+    for q in range(Q):
+        hv = ctx.oracle.hvp_yy_g(idx, x, y, r)
+        if q == 0:  # fresh buffers: r and total are updated in place from here on
+            step = theta * hv
+            r = r - step
+            total = total + r
+            continue
+        if isinstance(step, np.ndarray) and step.shape == hv.shape:
+            np.multiply(theta, hv, out=step)
+        else:
+            step = theta * hv
+        r -= step
+        total += r
     return theta * total
 
 

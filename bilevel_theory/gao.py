@@ -335,10 +335,16 @@ def gao_estimate_pair(ctx: Context, idx, x1, y1, x2, y2, theta: float, Q: int):
     gx1, gx2 = o.pair("grad_x_f", idx, x1, y1, x2, y2)
     r1, r2 = o.pair("grad_y_f", idx, x1, y1, x2, y2)
     w1, w2 = r1, r2
-    for _ in range(Q):
+    for q in range(Q):
         h1, h2 = o.pair_hvp(idx, x1, y1, x2, y2, r1, r2)
-        r1, r2 = r1 - theta * h1, r2 - theta * h2
-        w1, w2 = w1 + r1, w2 + r2
+        if q == 0:  # fresh arrays: r and w are updated in place from here on
+            r1, r2 = r1 - theta * h1, r2 - theta * h2
+            w1, w2 = w1 + r1, w2 + r2
+            continue
+        r1 -= theta * h1
+        r2 -= theta * h2
+        w1 += r1
+        w2 += r2
     j1, j2 = o.pair_jvp(idx, x1, y1, x2, y2, theta * w1, theta * w2)
     return gx1 - j1, gx2 - j2
 

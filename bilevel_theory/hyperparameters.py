@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -121,7 +122,11 @@ def _real(algorithm: str, name: str, value: Any, spec: Hyper, what: str = "") ->
     where = f"`{name}` of `{algorithm}`{what}"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{where} must be a {spec.range_text()}; got {value!r}")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:  # e.g. 10**400: beyond the float range
+        raise ValueError(f"{where} must be a {spec.range_text()}; got a number beyond the "
+                         "float range") from None
     if not math.isfinite(v):
         raise ValueError(f"{where} must be finite ({spec.range_text()}); got {v}")
     if spec.kind == "nonnegative" and v == 0.0:
@@ -188,8 +193,20 @@ def describe(names) -> list[tuple[str, str, str]]:
 # ------------------------------------------------------------------------------ the budget
 
 def _count(hp: Mapping[str, Any], name: str, default: float = 1.0) -> float:
+    """The largest count ``hp[name]`` stands for: a number; the largest integer of a string
+    spec (``"uniform:1-50"`` -> 50); the largest entry of an array; ``default`` otherwise."""
     v = hp.get(name)
-    return float(v) if isinstance(v, numbers.Real) and not isinstance(v, bool) else default
+    if v is None or isinstance(v, bool) or callable(v):
+        return default
+    if isinstance(v, numbers.Real):
+        return float(v)
+    if isinstance(v, str):
+        return max((float(t) for t in re.findall(r"\d+", v)), default=default)
+    try:
+        arr = np.asarray(v, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        return math.inf  # entries beyond the float range: no budget covers them
+    return float(arr.max()) if arr.size and arr.dtype.kind == "f" else default
 
 
 def estimate(algorithm, rounds: int, replicates: int) -> dict[str, float]:
@@ -212,6 +229,13 @@ def check_budget(algorithm, rounds: int, replicates: int, max_work: float | None
                  available: float | None = None) -> dict[str, float]:
     """Refuse a run whose estimated work exceeds ``max_work`` or whose memory exceeds what is
     available, naming the hyperparameters that drive it (and whether they were derived)."""
+    if max_work is not None and (isinstance(max_work, bool) or not isinstance(
+            max_work, numbers.Real)):
+        raise TypeError(f"`max_work` must be None (no limit) or a real number > 0 of "
+                        f"floating-point operations, got {max_work!r}")
+    if max_work is not None and not max_work > 0:  # NaN too: it would compare False forever
+        raise ValueError(f"`max_work` must be None (no limit) or a real number > 0 of "
+                         f"floating-point operations, got {max_work!r}")
     est = estimate(algorithm, rounds, replicates)
     hp = algorithm.hp
     def origin(k: str) -> str:
@@ -223,8 +247,12 @@ def check_budget(algorithm, rounds: int, replicates: int, max_work: float | None
 
     drivers = ", ".join(f"{k}={hp[k]}{origin(k)}"
                         for k in ("inner_steps", "neumann_steps", "local_steps",
-                                  "sampled_clients", "samples", "minibatch", "period")
+                                  "sampled_clients", "samples", "minibatch", "period",
+                                  "local_iterations")
                         if isinstance(hp.get(k), numbers.Integral))
+    if hp.get("local_iterations") is not None and not isinstance(hp["local_iterations"],
+                                                                 numbers.Integral):
+        drivers += f", local_iterations up to {_count(hp, 'local_iterations'):.0f}"
     if max_work is not None and est["flops"] > max_work:
         raise ValueError(
             f"`{algorithm.name}` would need about {est['flops']:.2g} floating-point operations "

@@ -10,7 +10,8 @@ local steps only; clients and replicates are array axes.
   sampled clients' minibatch gradients (``S`` samples each).
 * :func:`fedavg` — local SGD on every sampled client, then averaging (the drifting baseline).
 * :func:`fedsvrg` — FedNest's FedInn (Alg. 4, FedSVRG/FedLin type): local steps corrected by
-  ``G_i(y_{i,ν}; ζ) − G_i(y; ζ) + q`` with the global snapshot gradient ``q``.
+  ``G_i(y_{i,ν}; ζ) − G_i(y; ζ) + q`` with the global snapshot gradient ``q``; the
+  same-sample difference is exact under additive noise, so no noise is drawn for it.
 """
 
 from __future__ import annotations
@@ -59,17 +60,22 @@ def fedsvrg(ctx: Context, x, y, steps: int, step: Callable[[int], float], sample
     """FedInn (FedNest Alg. 4): per round, ``q = mean_i G_i(y; ζ_i)`` (one round), then each
     client runs ``τ`` steps ``y_{i,ν+1} = y_{i,ν} − (β_t/τ)(G_i(y_{i,ν}; ζ) − G_i(y; ζ) + q)``
     and the server averages (second round).  Reaches ``y*(x)`` under heterogeneity."""
-    xb = x[:, None, :]
+    o, xb = ctx.oracle, x[:, None, :]
     for t in range(steps):
-        idx = ctx.oracle.sample_clients(ctx.replicates, sampled_clients, replace)
+        idx = o.sample_clients(ctx.replicates, sampled_clients, replace)
         yb = y[:, None, :]
         ctx.broadcast(x, y)
-        q = ctx.aggregate(ctx.oracle.grad_y_g(idx, xb, yb))[:, None, :]
+        q = ctx.aggregate(o.grad_y_g(idx, xb, yb))[:, None, :]
         ctx.broadcast(q[:, 0, :])
+        ref = o.exact("grad_y_g", idx, xb, yb)  # the correction's second point, fixed
+        lr = step(t) / local_steps
         y_loc = ctx.xp.broadcast_to(yb, idx.shape + (y.shape[-1],)) * 1.0
         for _ in range(local_steps):
-            g_loc, g_ref = ctx.oracle.pair("grad_y_g", idx, xb, y_loc, xb, yb)
-            y_loc = y_loc - (step(t) / local_steps) * (g_loc - g_ref + q)
+            # same-sample difference: its noise cancels, so none is drawn (Oracle.difference)
+            g = o.difference("grad_y_g", idx, xb, y_loc, xb, yb, reference=ref)
+            g += q
+            g *= lr
+            y_loc -= g
         y = ctx.aggregate(y_loc)
     ctx.hold(x.shape[-1], 3 * y.shape[-1])
     return y

@@ -272,7 +272,7 @@ def bounds() -> list:
     _NOTE_MEM = ("MEMFBO-R3: the corollary swaps its names: T counts rounds (communication), PτT "
                  "samples")
     gap = _add(Bound(
-        "memfbo.penalty_gap", THEORY_PAPER, _src("§4 penalty gap"),
+        "memfbo.penalty_gap", THEORY_PAPER, _src("§5.2 gap of O(1/λ)"),
         C_lam / lam, r"\|\nabla L^*_\lambda(x) - \nabla\Phi(x)\|", "O", {"lambda": "multiplier λ"},
         notes=("stated O(1/λ) without constants (appendix unavailable); C_λ a constant",)))
     _add(Bound(
@@ -315,7 +315,7 @@ def bounds() -> list:
         ("[INFERRED] MEMFBO-I4: as memfbo.balance_partial with P → Pτ (full participation)",)))
     # the plateau: ‖∇Φ(x_λ)‖² = ‖∇L*_λ(x_λ) − ∇Φ(x_λ)‖² (∇L*_λ(x_λ) = 0): the squared gap
     _add(Bound(
-        "memfbo.penalty_plateau", THEORY_PAPER, _src("§4 penalty gap, squared at x_λ"),
+        "memfbo.penalty_plateau", THEORY_PAPER, _src("§5.2 gap of O(1/λ), squared at x_λ"),
         gap.expr ** 2, r"\|\nabla\Phi(x_\lambda)\|^2", "O", dict(gap.variables),
         notes=(*gap.notes, "squared at the zero x_λ of ∇L*_λ, where "
                "‖∇Φ(x_λ)‖ = ‖∇L*_λ(x_λ) − ∇Φ(x_λ)‖")))

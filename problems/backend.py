@@ -26,10 +26,11 @@ class SingleThreadBLAS:
     The batched products multiply many tiny matrices (``d ≤ 100``); a multithreaded BLAS
     splits each call between threads that, on a busy machine, wait for descheduled siblings
     (measured: ``v @ U`` 40× slower with two OpenBLAS threads on two contended cores).  The
-    BLAS libraries are found once with ``threadpoolctl``; entering costs one
-    ``get_num_threads`` call per library (≈ 1 µs) and a ``set_num_threads`` only when the
-    count is not already 1; the previous count is restored on exit.  Without
-    ``threadpoolctl`` it does nothing.
+    BLAS libraries are found once with ``threadpoolctl``; the outermost entry costs one
+    ``get_num_threads`` call per library (≈ 3 µs in all) and a ``set_num_threads`` only when
+    the count is not already 1; the previous count is restored on its exit.  A nested entry
+    only counts its depth, so a whole run pinned once (``run_algorithm``) pays nothing per
+    oracle call.  Without ``threadpoolctl`` it does nothing.
     """
 
     def __init__(self) -> None:
@@ -50,27 +51,42 @@ class SingleThreadBLAS:
                                    if lib.user_api == "blas"]
         return self._libraries
 
+    @property
+    def active(self) -> bool:
+        """Whether this thread is inside the context (BLAS already pinned)."""
+        return getattr(self._local, "depth", 0) > 0
+
     def __enter__(self) -> SingleThreadBLAS:
+        local = self._local
+        depth = getattr(local, "depth", 0)
+        local.depth = depth + 1
+        if depth:  # already pinned by an enclosing entry
+            return self
         saved = []
         for lib in self.libraries() if self.enabled else ():
             threads = lib.get_num_threads()
             if threads is not None and threads != 1:
                 lib.set_num_threads(1)
                 saved.append((lib, threads))
-        stack = getattr(self._local, "stack", None)
-        if stack is None:
-            stack = self._local.stack = []
-        stack.append(saved)
+        local.saved = saved
         return self
 
     def __exit__(self, *exc) -> bool:
-        for lib, threads in self._local.stack.pop():
-            lib.set_num_threads(threads)
+        local = self._local
+        local.depth -= 1
+        if local.depth == 0:
+            for lib, threads in local.saved:
+                lib.set_num_threads(threads)
+            local.saved = []
         return False
 
     def __call__(self, fn):
+        local = self._local
+
         @functools.wraps(fn)
         def pinned(*args, **kwargs):
+            if getattr(local, "depth", 0):  # pinned by the caller: no context to enter
+                return fn(*args, **kwargs)
             with self:
                 return fn(*args, **kwargs)
         return pinned

@@ -24,6 +24,7 @@ numbers) and :class:`RankOne` (``M₀ + u_i w_iᵀ``; ``m·(d_out + d_in)`` numb
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -40,31 +41,70 @@ BLOCK_ELEMENTS = 40_960
 
 def _host(*arrays) -> bool:
     """Whether every array is host numpy (the fused kernels' path)."""
-    return all(isinstance(a, np.ndarray) for a in arrays)
+    for a in arrays:  # a plain loop: this runs on every product
+        if not isinstance(a, np.ndarray):
+            return False
+    return True
 
 
-def _blocked(idx, v, d_out: int, kernel, scratch=()) -> np.ndarray:
+def _blocked(idx, v, d_out: int, kernel, scratch=(), rows: int | None = None) -> np.ndarray:
     """``kernel(i, x, o, *buffers)`` over blocks of client-rows: ``i`` the block's client
     indices (1-D), ``x`` its vectors ``(k, d_in)``, ``o`` the output rows ``(k, d_out)`` to
     fill, ``buffers`` preallocated scratch arrays of shapes ``(k, *tail)`` for each ``tail`` in
     ``scratch`` (allocated once per call, reused by every block).  ``idx`` and ``v[..., :-1]``
-    broadcast to the batch shape; returns ``batch + (d_out,)``."""
+    broadcast to the batch shape; returns ``batch + (d_out,)``.  ``rows``: the number of
+    clients, to check the indices once (the kernels then gather with :func:`_gather`).
+
+    A batch that fits in one block (small ``n``) runs the kernel once, without the blocking
+    set-up; the result is the same either way."""
     d_in = v.shape[-1]
-    batch = np.broadcast_shapes(idx.shape, v.shape[:-1])
+    batch = _batch_shape(tuple(idx.shape), tuple(v.shape[:-1]))
+    if tuple(idx.shape) != batch:
+        idx = np.broadcast_to(idx, batch)
+    if tuple(v.shape[:-1]) != batch:  # one copy, as reshaping the broadcast view would make
+        full = np.empty(batch + (d_in,), dtype=v.dtype)
+        full[...] = v
+        v = full
     out = np.empty(batch + (d_out,), dtype=np.result_type(v, np.float64))
-    flat_i = np.broadcast_to(idx, batch).reshape(-1)
-    flat_v = np.broadcast_to(v, batch + (d_in,)).reshape(-1, d_in)
-    flat_o = out.reshape(-1, d_out)
-    widest = max([d_in, d_out, 1] + [int(np.prod(t)) for t in scratch])
-    step = max(16, BLOCK_ELEMENTS // widest)
-    step = min(step, max(flat_i.size, 1))
-    buffers = [np.empty((step, *t)) for t in scratch]
+    flat_i, flat_v, flat_o = idx.reshape(-1), v.reshape(-1, d_in), out.reshape(-1, d_out)
+    size = flat_i.size
+    if size == 0:
+        return out
+    if rows is not None:
+        _check_rows(flat_i, rows)
+    step = max(16, BLOCK_ELEMENTS // max(d_in, d_out, 1, *(math.prod(t) for t in scratch)))
     with single_thread_blas:
-        for s in range(0, flat_i.size, step):
-            e = min(s + step, flat_i.size)
+        if size <= step:  # one block: no blocking set-up
+            kernel(flat_i, flat_v, flat_o, *(np.empty((size, *t)) for t in scratch))
+            return out
+        buffers = [np.empty((step, *t)) for t in scratch]
+        for s in range(0, size, step):
+            e = min(s + step, size)
             k = e - s
             kernel(flat_i[s:e], flat_v[s:e], flat_o[s:e], *(b[:k] for b in buffers))
     return out
+
+
+def _batch_shape(a: tuple, b: tuple) -> tuple:
+    """``np.broadcast_shapes(a, b)``, without its set-up in the common cases (``b`` equal to
+    ``a`` or ``a`` with some axes of length 1)."""
+    if a == b or (len(a) == len(b) and all(y in (x, 1) for x, y in zip(a, b))):
+        return a
+    return np.broadcast_shapes(a, b)
+
+
+def _check_rows(flat_i, rows: int) -> None:
+    """Client indices in ``[−rows, rows)`` (numpy's indexing range), else ``IndexError``."""
+    lo, hi = int(flat_i.min()), int(flat_i.max())
+    if lo < -rows or hi >= rows:
+        raise IndexError(f"client index {hi if hi >= rows else lo} is out of bounds for "
+                         f"{rows} clients")
+
+
+def _gather(table, i, out) -> None:
+    """``out[:] = table[i]`` along axis 0; ``i`` already checked (:func:`_check_rows`), so
+    the gather writes straight into ``out`` (``mode="raise"`` would buffer it)."""
+    table.take(i, axis=0, out=out, mode="wrap")
 
 
 def _shared_rows(idx, v) -> bool:
@@ -209,22 +249,27 @@ class Dense(Family):
     def clients(self) -> int:  # type: ignore[override]
         return self.M.shape[0]
 
+    def _small(self, idx) -> bool:
+        """The gathered matrices fit in one block: the plain expression (the same numbers as
+        the blocked kernel, per client the same product) without the blocking set-up."""
+        return idx.size * self.M.shape[1] * self.M.shape[2] <= BLOCK_ELEMENTS
+
     def mv(self, idx, v):
         M = self.M
-        if _host(M, v, idx):
+        if _host(M, v, idx) and not self._small(idx):
             def kernel(i, x, o, Mi):  # gathered (k, d_out, d_in) block stays in cache
-                np.take(M, i, axis=0, out=Mi)
+                _gather(M, i, Mi)
                 np.matmul(Mi, x[:, :, None], out=o[:, :, None])
-            return _blocked(idx, v, M.shape[1], kernel, (M.shape[1:],))
+            return _blocked(idx, v, M.shape[1], kernel, (M.shape[1:],), M.shape[0])
         return (M.take(idx, axis=0) @ v[..., None])[..., 0]
 
     def rmv(self, idx, u):
         M = self.M
-        if _host(M, u, idx):
+        if _host(M, u, idx) and not self._small(idx):
             def kernel(i, x, o, Mi):
-                np.take(M, i, axis=0, out=Mi)
+                _gather(M, i, Mi)
                 np.matmul(x[:, None, :], Mi, out=o[:, None, :])
-            return _blocked(idx, u, M.shape[2], kernel, (M.shape[1:],))
+            return _blocked(idx, u, M.shape[2], kernel, (M.shape[1:],), M.shape[0])
         return (u[..., None, :] @ M.take(idx, axis=0))[..., 0, :]
 
     def mean(self) -> np.ndarray:
@@ -269,11 +314,11 @@ class EigenScaled(Family):
 
         def kernel(i, x, o, w, g):
             np.matmul(x, U, out=w)
-            np.take(a, i, axis=0, out=g)
+            _gather(a, i, g)
             np.multiply(w, g, out=w)
             np.matmul(w, UT, out=o)
         d = U.shape[0]
-        return _blocked(idx, v, d, kernel, ((d,), (d,)))
+        return _blocked(idx, v, d, kernel, ((d,), (d,)), a.shape[0])
 
     rmv = mv  # symmetric
 
@@ -364,13 +409,13 @@ def _rank_one(M0T, left, right, idx, v):
 
     def kernel(i, x, o, gr, gl, coef):
         np.matmul(x, M0T, out=o)
-        np.take(right, i, axis=0, out=gr)
+        _gather(right, i, gr)
         np.vecdot(gr, x, out=coef[:, 0])
-        np.take(left, i, axis=0, out=gl)
+        _gather(left, i, gl)
         np.multiply(gl, coef, out=gl)
         o += gl
     d_in, d_out = M0T.shape
-    return _blocked(idx, v, d_out, kernel, ((d_in,), (d_out,), (1,)))
+    return _blocked(idx, v, d_out, kernel, ((d_in,), (d_out,), (1,)), left.shape[0])
 
 
 def _rank_one_mean(M0T, left, right, idx, v):

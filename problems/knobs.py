@@ -30,7 +30,8 @@ class Knob:
     def check(self, value: Any) -> int | float:
         if self.integer:
             return check_int(self.name, value, minimum=int(self.low), maximum=int(self.high))
-        v = check_real(self.name, value, minimum=self.low, strict_minimum=self.low_open)
+        v = check_real(self.name, value, minimum=self.low, strict_minimum=self.low_open,
+                       allowed=self.range_text())
         if v > self.high:
             raise ValueError(f"`{self.name}` must be ≤ {self.high:g} (the range in which every "
                              f"closed form and constant is finite and accurate in float64), "

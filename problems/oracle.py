@@ -280,6 +280,26 @@ class Oracle:
         noise = self._scaled_draws(shape, sigma / np.sqrt(shape[-1]))
         return a + noise, b + noise
 
+    def exact(self, kind: str, idx, x, y) -> Any:
+        """The noise-free ``kind`` (a gradient oracle name) at ``(x, y)``, **not counted**: only
+        to pass as ``reference`` to :meth:`difference` (which counts it)."""
+        _check_gradient(kind)
+        return getattr(self.problem, "exact_" + kind)(idx, x, y)
+
+    @single_thread_blas
+    def difference(self, kind: str, idx, x1, y1, x2, y2, count=None, reference=None) -> Any:
+        """``∇g_i(x1, y1; ζ) − ∇g_i(x2, y2; ζ)`` for one sample ``ζ`` (``kind`` a gradient
+        oracle name): the noise is additive, so the same sample's noise cancels and the
+        difference is exact; nothing is drawn (:meth:`pair` minus its second output, in law).
+        ``reference``: the exact ``∇g_i(x2, y2)`` from :meth:`exact` with the same ``idx``,
+        reused by SVRG-type local loops.  Counted as two calls per entry."""
+        _check_gradient(kind)
+        exact = getattr(self.problem, "exact_" + kind)
+        ref = exact(idx, x2, y2) if reference is None else reference
+        out = exact(idx, x1, y1) - ref
+        self.counter.grad += 2 * self._count(out, 1, count)
+        return out
+
     @single_thread_blas
     def client_mean(self, kind: str, idx, x, y, samples: int = 1) -> ClientMean:
         """The clients' mean of ``kind`` (a gradient oracle name) over the last axis of ``idx
@@ -360,4 +380,12 @@ class Oracle:
         xi1 = self._scaled_draws(shape, 1.0)  # the oracle's noise_distribution, as the
         xi2 = self._scaled_draws(shape, 1.0)  # marginal of _second_order
         s = sigma / np.sqrt(shape[-1])
-        return a + s * n1 * xi1, b + s * (proj * xi1 + rest * xi2)
+        # b + s·(proj·ξ₁ + rest·ξ₂) and a + s·‖v₁‖·ξ₁, in the draws' fresh buffers
+        second = proj * xi1
+        xi2 *= rest
+        second += xi2
+        second *= s
+        second += b
+        xi1 *= s * n1
+        xi1 += a
+        return xi1, second

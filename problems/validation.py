@@ -28,12 +28,24 @@ def check_int(name: str, value: Any, *, minimum: int | None = None,
     return value
 
 
+def _clip(value: Any, width: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def check_real(name: str, value: Any, *, minimum: float | None = None,
-               maximum: float | None = None, strict_minimum: bool = False) -> float:
-    """A finite real number within the bounds (``strict_minimum`` makes the lower bound open)."""
+               maximum: float | None = None, strict_minimum: bool = False,
+               allowed: str | None = None) -> float:
+    """A finite real number within the bounds (``strict_minimum`` makes the lower bound open);
+    ``allowed`` describes the range in the error for a value beyond the float range."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{name}` must be a real number, got {value!r}")
-    value = float(value)
+        raise TypeError(f"`{name}` must be a real number, got {_clip(value)}")
+    try:
+        value = float(value)
+    except OverflowError:  # e.g. 10**400 or Fraction(10**400)
+        raise ValueError(f"`{name}` must be a finite real number"
+                         f"{' in ' + allowed if allowed else ''}, got {_clip(value)} (beyond "
+                         "the float range, ±1.8e308)") from None
     if not math.isfinite(value):
         raise ValueError(f"`{name}` must be finite, got {value}")
     if minimum is not None:
@@ -57,15 +69,45 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     return value
 
 
+#: array kinds that are real numbers (``b`` bool, ``c`` complex, strings, dates are not)
+_REAL_KINDS = "iuf"
+
+
+def as_real_array(name: str, value: Any, xp: Any = np) -> Any:
+    """``value`` as a float64 array of ``xp``: integers and floats only; bools, complex
+    numbers (whose imaginary part would be dropped), strings and numbers beyond the float
+    range are refused naming ``name``."""
+    what = f"`{name}` must be an array of floats (real numbers: int or float)"
+    if isinstance(value, str | bytes):
+        raise TypeError(f"{what}, got a string {_clip(value)}")
+    try:
+        raw = xp.asarray(value)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise TypeError(f"{what}, got {type(value).__name__}") from err
+    kind = raw.dtype.kind
+    if kind == "O":  # Python objects, e.g. ints beyond int64 or a mixed list
+        for v in raw.ravel().tolist():
+            if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                raise TypeError(f"{what}, got an entry {_clip(v)} ({type(v).__name__})")
+    elif kind not in _REAL_KINDS:
+        names = {"b": "bool", "c": "complex", "U": "string", "S": "bytes"}
+        raise TypeError(f"{what}, got an array of {names.get(kind, str(raw.dtype))}")
+    try:
+        return raw.astype(xp.float64, copy=False)
+    except OverflowError:
+        raise ValueError(f"`{name}` must be finite (within ±1.8e308), got an entry beyond the "
+                         "float range") from None
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{what}, got {type(value).__name__}") from err
+
+
 def check_vector(name: str, value: Any, dim: int, xp: Any = np, to_host: Any = None) -> Any:
-    """A finite float array whose last axis has length ``dim`` (leading batch axes allowed).
+    """A finite float array whose last axis has length ``dim`` (leading batch axes allowed;
+    entries: :func:`as_real_array`).
 
     ``to_host`` (e.g. ``backend.to_numpy``) brings the finiteness flag of a device array to
     the host explicitly; without it the flag is converted by ``bool`` (host arrays)."""
-    try:
-        arr = xp.asarray(value, dtype=xp.float64)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"`{name}` must be an array of floats, got {type(value).__name__}") from err
+    arr = as_real_array(name, value, xp)
     if arr.ndim == 0 or arr.shape[-1] != dim:
         raise ValueError(f"`{name}` must have last dimension {dim}, got shape {tuple(arr.shape)}")
     finite = xp.all(xp.isfinite(arr))

@@ -9,12 +9,24 @@ from typing import Any
 import click
 
 
-def render_hook(results_dir: Path, report_dir: Path, **kwargs: Any) -> Path:
+def render_hook(results_dir: Path, report_dir: Path, *, quiet: bool = False,
+                **kwargs: Any) -> Path:
     """Render the report of ``results_dir`` into ``report_dir`` (for ``verify --report``);
-    ``kwargs`` go to :func:`reports.render` (``formats``, ``dpi``, ``progress``, ``jobs``)."""
+    ``kwargs`` go to :func:`reports.render` (``formats``, ``dpi``, ``progress``, ``jobs``).
+    Without ``progress``, a :class:`Progress` on stderr unless ``quiet``."""
     from .render import render  # noqa: PLC0415
 
-    return render(results_dir, report_dir, **kwargs)
+    own = kwargs.get("progress") is None
+    if own:
+        kwargs["progress"] = Progress(enabled=not quiet)
+        if not quiet:
+            print(f"report: summarizing {results_dir} into {report_dir}", file=sys.stderr,
+                  flush=True)
+    try:
+        return render(results_dir, report_dir, **kwargs)
+    finally:
+        if own:
+            kwargs["progress"].close()
 
 
 class Progress:

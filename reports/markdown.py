@@ -30,10 +30,12 @@ KIND_HELP = {
 ROLE_TITLES = {
     "confirmation": ("Confirmations", "the papers' statements, each in a test that can fail"),
     "finding": ("Findings", "where a paper's statement fails on its own assumptions"),
+    "defect": ("Defects of released code", "where the authors' released code does not do "
+                                           "what the paper's result describes"),
     "control": ("Controls", "identity and implementation checks of this code; they say "
                             "nothing about the papers"),
 }
-ROLE_ORDER = ("confirmation", "finding", "control")
+ROLE_ORDER = ("confirmation", "finding", "defect", "control")
 META_FIELDS = (
     ("date", "Run date"),
     ("version", "Package version (run)"),
@@ -457,10 +459,20 @@ def render_markdown(report: Mapping[str, Any]) -> str:
             for e in group:
                 md += claim_markdown(e)
 
+    md += coverage_markdown(entries)
     md += ["## Run", ""]
     md += _table(["", ""], meta_rows(meta))
     md.append("")
     return "\n".join(md).rstrip() + "\n"
+
+
+def coverage_markdown(entries: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The coverage counts (``verify.coverage``) of the papers in this report, if any."""
+    from bilevel_theory.verify.coverage import coverage  # noqa: PLC0415
+    from bilevel_theory.verify.coverage.render import report_lines  # noqa: PLC0415
+
+    papers = {str(e.get("paper") or "") for e in entries}
+    return report_lines([a for a in coverage() if a.inventory.paper in papers])
 
 
 def cost_markdown(costs: Sequence[Mapping[str, Any]]) -> list[str]:

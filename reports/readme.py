@@ -87,9 +87,10 @@ def findings_block(_: Path | None = None) -> str:
     lines = []
     for cid in CLAIMS:
         c = CLAIMS[cid]
-        if c.role != "finding":
+        if c.role not in ("finding", "defect"):
             continue
-        lines.append(f"- **`{cid}`** — {c.source}. {_cell(c.reason)}")
+        kind = " (defect of the released code)" if c.role == "defect" else ""
+        lines.append(f"- **`{cid}`**{kind} — {c.source}. {_cell(c.reason)}")
     return "\n".join(lines) + "\n"
 
 

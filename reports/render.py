@@ -186,7 +186,7 @@ ENTRY_DEFAULTS: dict[str, Any] = {
     "fit": None, "contrast_fit": None, "role": None, "mutants": [], "power": None,
     "window_reason": "", "window_derived": False, "mutant_of": None,
 }
-ROLES = ("confirmation", "finding", "control")
+ROLES = ("confirmation", "finding", "defect", "control")
 #: ``progress(done, total, name)``: called after each figure is written
 Progress = Callable[[int, int, str], None]
 
@@ -477,10 +477,16 @@ def _figure_task(task: tuple[Any, ...]) -> tuple[str, Path, dict[tuple[str, floa
 def _run_tasks(tasks: Sequence[tuple[Any, ...]], jobs: int):
     """Yield ``_figure_task`` results, in order with one job, as they finish with several
     (worker processes started by fork where the platform has it and no other thread runs,
-    else spawned; serially when there are too few figures to pay for the processes)."""
+    else spawned; serially when there are too few figures to pay for the processes).  The
+    workers die with this process, even when it is killed (Linux's death signal and a thread
+    watching the parent PID: :func:`verify.runner._die_with_parent`); on an error or Ctrl-C
+    the figures not started are cancelled."""
     import multiprocessing  # noqa: PLC0415
+    import os  # noqa: PLC0415
     import threading  # noqa: PLC0415
     from concurrent.futures import ProcessPoolExecutor, as_completed  # noqa: PLC0415
+
+    from bilevel_theory.verify.runner import _die_with_parent  # noqa: PLC0415
 
     jobs = min(jobs, len(tasks))
     if jobs <= 1 or len(tasks) < 2 * jobs:
@@ -490,10 +496,15 @@ def _run_tasks(tasks: Sequence[tuple[Any, ...]], jobs: int):
     methods = multiprocessing.get_all_start_methods()
     method = "fork" if "fork" in methods and threading.active_count() == 1 else "spawn"
     ctx = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        futures = [pool.submit(_figure_task, task) for task in tasks]
-        for future in as_completed(futures):
-            yield future.result()
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_die_with_parent,
+                             initargs=(os.getpid(),)) as pool:
+        try:
+            futures = [pool.submit(_figure_task, task) for task in tasks]
+            for future in as_completed(futures):
+                yield future.result()
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
 
 def render_entries(entries: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None,

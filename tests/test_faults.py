@@ -523,3 +523,98 @@ def test_baseline_writer_refuses_an_empty_catalogue_and_a_fifo(tmp_path, monkeyp
     os.mkfifo(fifo)
     assert baseline.main(["--check", "--path", str(fifo)]) == 2  # not waited on
     assert "not a regular file" in capsys.readouterr().err
+
+
+# ------------------------------------------------ repair, SIGTERM, report workers
+
+
+def test_invalid_line_is_repaired_and_its_point_recomputed(tmp_path):
+    out = tmp_path / "out"
+    args = ["verify", FAST, "--catalogue", CATALOGUE, "--out", str(out), "--quiet"]
+    runner = CliRunner()
+    assert runner.invoke(cli_main, args).exit_code == 0
+    expected = without_timing(json.loads((out / "summary.json").read_text()))
+    path = out / "results.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    reps = FAST_CLAIM.replicates["smoke"]
+    lines[reps + 1] = b'{"claim": "demo.vari\n'  # a damaged row of the second point
+    path.write_bytes(b"".join(lines))
+    for cmd in (args, ["report", str(out), "--quiet"]):
+        res = runner.invoke(cli_main, cmd)
+        assert res.exit_code == 2 and "not valid JSON" in res.output, res.output
+        assert "verify --repair" in res.output
+    res = runner.invoke(cli_main, [*args, "--repair"])
+    assert res.exit_code == 0, res.output
+    assert "moved 1 damaged line(s)" in res.output
+    moved = list(out.glob("results.jsonl.corrupt-*"))
+    assert len(moved) == 1 and moved[0].read_bytes() == b'{"claim": "demo.vari\n'
+    assert json.loads((out / "run.json").read_text())["points_run"] == 1  # the damaged point
+    assert without_timing(json.loads((out / "summary.json").read_text())) == expected
+    res = runner.invoke(cli_main, [*args, "--repair", "--dry-run"])
+    assert res.exit_code == 2 and "not with `--dry-run`" in res.output
+
+
+FAST_CLAIM = next(c for c in DEMO_CLAIMS if c.id == FAST)
+
+
+@linux
+def test_sigterm_marks_the_run_interrupted(tmp_path):
+    out = tmp_path / "out"
+    proc = subprocess.Popen(cli(out, "--workers", "2"), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: stored_lines(out) >= REPS, 60, "one stored point", proc)
+        workers = pool_workers(proc.pid)
+        proc.terminate()
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=30)
+    assert proc.returncode == 143, stderr
+    assert "terminated (SIGTERM)" in stderr and "Traceback" not in stderr
+    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
+    assert stored_lines(out) % REPS == 0
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(alive(w) for w in workers):
+        time.sleep(0.05)
+    assert not [w for w in workers if alive(w)]
+
+
+SLOW_FIGURES = """
+import importlib, time
+render = importlib.import_module("bilevel_theory.reports.render")
+
+def slow(task):
+    time.sleep(120)
+
+render._figure_task = slow  # figures that outlast the test
+print("rendering", flush=True)
+for _ in render._run_tasks([("a",)] * 4, 2):
+    pass
+"""
+
+
+@linux
+def test_report_workers_die_with_a_killed_parent(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_FIGURES], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "rendering"
+
+        def workers():
+            return [c for c in children(proc.pid)
+                    if b"resource_tracker" not in Path(f"/proc/{c}/cmdline").read_bytes()]
+
+        wait_for(lambda: len(workers()) == 2, 60, "two figure workers", proc)
+        found = workers()
+        proc.kill()  # kill -9: no chance to stop its pool
+    finally:
+        proc.wait(timeout=30)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(alive(w) for w in found):
+        time.sleep(0.05)
+    orphans = [w for w in found if alive(w)]
+    for w in orphans:  # do not leave them behind, even when the test fails
+        os.kill(w, signal.SIGKILL)
+    assert not orphans, f"figure workers {orphans} outlived their killed parent"

@@ -402,3 +402,85 @@ def test_compositional_theorem_schedule_runs():
                                 beta_bar=10.0)
     tr = run("fednest", prob, rounds=K, replicates=4, seed=0, **hp)
     assert tr.average_stationarity().mean() < 0.2 * tr.stationarity[:, 0].mean()
+
+
+# ------------------------------------------------------------ same-sample differences (law)
+def _fedsvrg_with_pairs(ctx, x, y, steps, step, sampled_clients, local_steps, replace=False):
+    """FedInn as written before ``Oracle.difference``: the correction's two evaluations from
+    ``Oracle.pair`` (the same noise vector added to both points, then subtracted)."""
+    o, xb = ctx.oracle, x[:, None, :]
+    for t in range(steps):
+        idx = o.sample_clients(ctx.replicates, sampled_clients, replace)
+        yb = y[:, None, :]
+        ctx.broadcast(x, y)
+        q = ctx.aggregate(o.grad_y_g(idx, xb, yb))[:, None, :]
+        ctx.broadcast(q[:, 0, :])
+        y_loc = np.broadcast_to(yb, idx.shape + (y.shape[-1],)) * 1.0
+        for _ in range(local_steps):
+            g_loc, g_ref = o.pair("grad_y_g", idx, xb, y_loc, xb, yb)
+            y_loc = y_loc - (step(t) / local_steps) * (g_loc - g_ref + q)
+        y = ctx.aggregate(y_loc)
+    return y
+
+
+def _fed_out_with_pairs(ctx, x, y, step, local_steps, sampled_clients):
+    """FedOut's minimax form (``h_i = ∇ₓf_i``) with ``Oracle.pair`` in the local steps."""
+    o, xb, yb = ctx.oracle, x[:, None, :], y[:, None, :]
+    S = o.sample_clients(ctx.replicates, sampled_clients, False)
+    ctx.broadcast(x, y)
+    h = ctx.aggregate(o.grad_x_f(S, xb, yb))[:, None, :]
+    ctx.broadcast(h[:, 0, :])
+    x_loc = np.broadcast_to(xb, S.shape + (x.shape[-1],)) * 1.0
+    for _ in range(local_steps):
+        f_loc, f_ref = o.pair("grad_x_f", S, x_loc, yb, xb, yb)
+        x_loc = x_loc - (step / local_steps) * (f_loc - f_ref + h)
+    return ctx.aggregate(x_loc)
+
+
+def _both_local_loops(noise, replicates, seeds):
+    """``(new, with pairs)`` outputs of FedInn (``y``) and FedOut (``x``) from the same start,
+    each with the ledger's snapshot."""
+    from bilevel_theory.fednest import fed_out
+
+    prob = QuadraticBilevel.random(clients=6, dim_x=3, dim_y=3, kappa=4, heterogeneity=0.5,
+                                   noise=noise, seed=2)
+    rng = np.random.default_rng(0)
+    x0, y0 = rng.standard_normal((1, 3)), rng.standard_normal((1, 3))
+    x0, y0 = np.repeat(x0, replicates, 0), np.repeat(y0, replicates, 0)
+    beta = 1.0 / (2.0 * prob.constants["ell_g1"])
+    out = []
+    for seed, (inner, outer) in zip(seeds, (
+            (fedsvrg, lambda c, x, y: fed_out(c, x, y, 0.2, 3, 4, 1, 1.0, False, "none")[0]),
+            (_fedsvrg_with_pairs, lambda c, x, y: _fed_out_with_pairs(c, x, y, 0.2, 3, 4)))):
+        ctx = make_context(prob, replicates, seed=seed)
+        y = inner(ctx, x0, y0, 3, lambda t: beta, 4, 3)
+        x = outer(ctx, x0, y)
+        out.append((np.asarray(y), np.asarray(x), ctx.snapshot()[:6]))  # not state bytes
+    return out
+
+
+def test_same_sample_differences_exact_without_noise():
+    """Noise-free oracles, one seed: FedInn and FedOut with ``Oracle.difference`` give the
+    iterates of the ``Oracle.pair`` form up to round-off (the difference is the same algebra),
+    with the same ledger."""
+    (y1, x1, led1), (y2, x2, led2) = _both_local_loops(0.0, 3, (7, 7))
+    np.testing.assert_allclose(y1, y2, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(x1, x2, rtol=1e-12, atol=1e-12)
+    assert led1 == led2
+
+
+def test_same_sample_differences_same_law_with_noise():
+    """Noisy oracles: the outputs of the form that draws nothing for the same-sample
+    differences and of the ``Oracle.pair`` form (which draws and cancels a noise vector) have
+    the same law.  Over 4000 replicates (independent seeds) each coordinate's mean agrees
+    within 6 standard errors of the difference, and each variance within 6 standard errors
+    (``≈ √(2/R)·σ²`` for near-Gaussian outputs, of the difference of the two estimates)."""
+    R = 4000
+    (y1, x1, led1), (y2, x2, led2) = _both_local_loops(0.5, R, (11, 12))
+    assert led1 == led2
+    for a, b, what in ((y1, y2, "FedInn y"), (x1, x2, "FedOut x")):
+        se = np.sqrt((a.var(0, ddof=1) + b.var(0, ddof=1)) / R)
+        assert (np.abs(a.mean(0) - b.mean(0)) <= 6 * se).all(), what
+        va, vb = a.var(0, ddof=1), b.var(0, ddof=1)
+        assert (np.abs(va - vb) <= 6 * np.sqrt(2.0 / (R - 1)) * np.hypot(va, vb)).all(), what
+        assert (va > 0).all(), what  # noisy: a degenerate output would make the test vacuous

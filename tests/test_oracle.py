@@ -544,3 +544,110 @@ def test_aggregating_a_client_mean_counts_like_the_clients_arrays():
                 ctx.aggregate(G, ctx.oracle.grad_y_g(idx, x, y))
     assert ledgers[0] == ledgers[1]
     assert means[0].shape == means[1].shape == (5, 4)
+
+
+# ---------------------------------------------------------------- small batches, one pinning
+@pytest.mark.parametrize("name", ["eigen", "rank_one", "dense", "shared", "scaled",
+                                  "transposed"])
+def test_one_block_path_equals_the_blocked_path_bitwise(monkeypatch, name):
+    """A batch that fits in one block (no blocking set-up; Dense: the plain gather-and-product)
+    gives bitwise the numbers of the same batch split into uneven 16-row blocks."""
+    from bilevel_theory.problems import families
+
+    fam = _families()[name]
+    d_out, d_in = np.asarray(fam.dense(0)).shape
+    rng = np.random.default_rng(13)
+    idx = rng.integers(0, fam.clients, (3, 50))
+    cases = []
+    for shape in ((3, 50), (3, 1)):
+        cases.append((rng.standard_normal(shape + (d_in,)), rng.standard_normal(shape + (d_out,))))
+    one = [(fam.mv(idx, v), fam.rmv(idx, u)) for v, u in cases]
+    monkeypatch.setattr(families, "BLOCK_ELEMENTS", 1)
+    split = [(fam.mv(idx, v), fam.rmv(idx, u)) for v, u in cases]
+    for (a, b), (c, d) in zip(one, split):
+        assert np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(c).tobytes(), name
+        assert np.ascontiguousarray(b).tobytes() == np.ascontiguousarray(d).tobytes(), name
+
+
+@pytest.mark.parametrize("name", ["eigen", "rank_one", "dense"])
+@pytest.mark.parametrize("block", [None, 1])
+def test_fused_kernels_refuse_out_of_range_clients(monkeypatch, name, block):
+    """The kernels gather without numpy's per-call bounds check, so the indices are checked
+    once: a client index ≥ m (or < −m) is an IndexError, never a wrapped row."""
+    from bilevel_theory.problems import families
+
+    if block is not None:
+        monkeypatch.setattr(families, "BLOCK_ELEMENTS", block)
+    fam = _families()[name]
+    d_in = np.asarray(fam.dense(0)).shape[1]
+    v = np.ones((1, 3, d_in))
+    for bad in (fam.clients, -fam.clients - 1):
+        idx = np.array([[0, bad, 1]])
+        with pytest.raises(IndexError, match="out of bounds"):
+            fam.mv(idx, v)
+    np.testing.assert_allclose(fam.mv(np.array([[0, -1, 1]]), v),  # numpy's negative indices
+                               fam.mv(np.array([[0, fam.clients - 1, 1]]), v), rtol=0, atol=0)
+
+
+class _CountingLibrary:
+    """A stand-in BLAS controller that counts the thread-count queries."""
+
+    def __init__(self):
+        self.threads, self.gets, self.sets = 4, 0, 0
+
+    def get_num_threads(self):
+        self.gets += 1
+        return self.threads
+
+    def set_num_threads(self, n):
+        self.sets += 1
+        self.threads = n
+
+
+def test_blas_is_pinned_once_around_many_oracle_calls(monkeypatch):
+    """Inside an enclosing ``single_thread_blas`` (as ``run_algorithm`` enters once per run)
+    the oracle calls query nothing; alone, each call pins and restores."""
+    from bilevel_theory.problems.backend import single_thread_blas
+
+    lib = _CountingLibrary()
+    monkeypatch.setattr(single_thread_blas, "_libraries", [lib])
+    o = Oracle(problem(), "numpy", seed=0)
+    idx = o.sample_clients(2, 3)
+    x, y = points(o.backend, 2, 3, 4)
+    with single_thread_blas:
+        assert (lib.gets, lib.sets, lib.threads) == (1, 1, 1)
+        for _ in range(5):
+            o.grad_y_g(idx, x, y)
+            o.hvp_yy_g(idx, x, y, y)
+        assert (lib.gets, lib.sets) == (1, 1)
+    assert (lib.threads, lib.sets) == (4, 2)  # restored on exit
+    o.grad_y_g(idx, x, y)  # alone: pins and restores around the call
+    assert (lib.gets, lib.sets, lib.threads) == (2, 4, 4)
+
+
+def test_difference_draws_nothing_and_counts_two_calls():
+    """``Oracle.difference`` is the exact difference of two evaluations (the same sample's
+    additive noise cancels), draws no random numbers, equals ``pair``'s difference up to
+    round-off and counts two gradient calls per entry; ``reference`` reuses the second point."""
+    o = Oracle(problem(), "numpy", seed=3)
+    R, n = 4, 5
+    idx = o.sample_clients(R, n)
+    x1, y1 = points(o.backend, R, 3, 4, seed=1)
+    x2, y2 = points(o.backend, R, 3, 4, seed=2)
+    for name in GRADS:
+        exact = getattr(o.problem, "exact_" + name)
+        state = o.rng.bit_generator.state
+        before = o.counter.grad
+        d = o.difference(name, idx, x1, y1, x2, y2)
+        assert o.rng.bit_generator.state == state, name
+        assert o.counter.grad - before == 2 * n
+        want = exact(idx, x1, y1) - exact(idx, x2, y2)
+        assert np.ascontiguousarray(d).tobytes() == np.ascontiguousarray(want).tobytes()
+        ref = o.exact(name, idx, x2, y2)
+        assert o.counter.grad - before == 2 * n  # `exact` is not counted
+        again = o.difference(name, idx, x1, y1, x2, y2, reference=ref)
+        assert np.array_equal(again, d)
+        a, b = o.pair(name, idx, x1, y1, x2, y2)
+        np.testing.assert_allclose(a - b, d, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="`kind`"):
+        o.difference("hvp_yy_g", idx, x1, y1, x2, y2)

@@ -3,6 +3,8 @@ allowed values, where there is a list)."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -176,3 +178,68 @@ def test_check_choice_and_unknown_names():
     with pytest.raises(ValueError, match=r"unknown hyperparameter `rouns`.*did you mean 'rounds'"):
         unknown_names("hyperparameter", ["rouns"], ["rounds", "seed"])
     unknown_names("hyperparameter", ["seed"], ["rounds", "seed"])  # accepted: no error
+
+
+# ----------------------------------------------- beyond the float range, non-real arrays
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400), Fraction(10**400), Fraction(1, 3) * 10**400])
+def test_numbers_beyond_the_float_range_name_the_knob_and_its_range(value):
+    with pytest.raises(ValueError, match=r"`kappa` must be a finite real number in \[1, 1e\+06\]"
+                                         r".*beyond the float range"):
+        QuadraticBilevel.random(clients=4, dim_x=2, dim_y=2, kappa=value)
+
+
+BAD_ARRAYS = [
+    (np.array([1 + 1j, 2.0]), TypeError, "array of complex"),
+    (np.array(["1", "2"]), TypeError, "array of string"),
+    (np.array([True, False]), TypeError, "array of bool"),
+    ([1.0, "2"], TypeError, "array of string"),
+    ([10**400, 1], ValueError, "beyond the float range"),
+    ([1, None], TypeError, "got an entry None"),
+    ("12", TypeError, "(got a string '12'|got '12')"),
+]
+
+
+@pytest.mark.parametrize(("value", "error", "fragment"), BAD_ARRAYS)
+def test_instance_methods_take_real_arrays_only(prob, value, error, fragment):
+    with pytest.raises(error, match=f"`x` must .*{fragment}"):
+        prob.f(value, np.zeros(prob.dim_y))
+    assert np.isfinite(prob.f(np.ones(prob.dim_x, dtype=int), np.zeros(prob.dim_y)))  # ints: ok
+
+
+@pytest.mark.parametrize(("value", "error", "fragment"), BAD_ARRAYS)
+def test_starting_points_take_real_arrays_only(value, error, fragment):
+    from bilevel_theory import run  # noqa: PLC0415
+
+    p = QuadraticBilevel.random(clients=4, dim_x=2, dim_y=2, kappa=2.0, seed=0)
+    with pytest.raises(error, match=f"`x0` must .*{fragment}"):
+        run("fednest", p, rounds=2, replicates=1, x0=value)
+
+
+@pytest.mark.parametrize(("max_work", "error"), [
+    (float("nan"), ValueError), (-1.0, ValueError), (0, ValueError), ("1e3", TypeError),
+    (True, TypeError)])
+def test_max_work_must_be_a_positive_number_or_none(max_work, error):
+    from bilevel_theory import run  # noqa: PLC0415
+
+    p = QuadraticBilevel.random(clients=4, dim_x=2, dim_y=2, kappa=2.0, seed=0)
+    with pytest.raises(error, match=r"`max_work` must be None \(no limit\) or a real number > 0"):
+        run("fednest", p, rounds=10**9, replicates=1, max_work=max_work)
+
+
+@pytest.mark.parametrize(("hp", "fragment"), [
+    (dict(local_iterations="uniform:1-1000000000"), "local_iterations up to 1000000000"),
+    (dict(local_iterations=np.full(4, 10**9)), "local_iterations up to 1000000000"),
+    (dict(local_iterations="uniform:1-99999999999999999999"), "≤ 1e\\+09"),
+    (dict(local_iterations=10**12), "`local_iterations` must be ≤ 1000000000"),
+    (dict(delay="bounded:99999999999999999999"), "`max_delay` must be ≤ 1000000000"),
+    (dict(delay="heavy:1.5:99999999999999999999"), "`cap` must be ≤ 1000000000"),
+    (dict(delay="stragglers:0.5:99999999999999999999"), "`slowdown` must be ≤ 1000000000"),
+])
+def test_the_work_budget_sees_spec_and_array_counts(hp, fragment):
+    from bilevel_theory import run  # noqa: PLC0415
+
+    p = QuadraticBilevel.random(clients=4, dim_x=2, dim_y=2, kappa=2.0, seed=0)
+    with pytest.raises(ValueError, match=fragment):
+        run("afbo", p, rounds=100, replicates=1, **hp)

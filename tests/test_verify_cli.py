@@ -24,7 +24,7 @@ def _group():
     def cli():
         pass
 
-    for cmd in make_commands(after_verify=lambda out, rep: REPORTS.append((out, rep))):
+    for cmd in make_commands(after_verify=lambda out, rep, **kw: REPORTS.append((out, rep))):
         cli.add_command(cmd)
     return cli
 
@@ -212,3 +212,107 @@ def test_select_and_catalogue():
         load("bilevel_theory.verify.claims.demo")
     with pytest.raises(ValueError, match="has no 'NOPE'"):
         load("bilevel_theory.verify.claims.demo:NOPE")
+
+
+# ----------------------------------------------------------------- strict JSON, selection
+
+
+def strict_loads(text):
+    """``json.loads`` that refuses the NaN/Infinity tokens strict JSON does not have."""
+    def refuse(token):
+        raise ValueError(f"not strict JSON: {token}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_strict_parser_refuses_nan():
+    with pytest.raises(ValueError, match="not strict JSON"):
+        strict_loads('{"law": NaN}')
+
+
+def test_json_output_is_strict(tmp_path):
+    from bilevel_theory.verify.claims import load  # noqa: PLC0415
+
+    papers = load(None)  # the papers' catalogue: its bounded_by claims have no exponent (NaN)
+    assert any(c.law.value != c.law.value for c in papers.values())
+    r = invoke("list", "--json")
+    assert r.exit_code == 0
+    infos = strict_loads(r.stdout)
+    assert len(infos) == len(papers) and any(i["law"] is None for i in infos)
+    bounded = next(cid for cid, c in papers.items() if c.law.value != c.law.value)
+    r = invoke("show", bounded, "--json")
+    assert r.exit_code == 0 and strict_loads(r.stdout)["law"] is None
+    r = invoke("verify", "demo.diverging", "demo.variance_bounded", "--catalogue", CATALOGUE,
+               "--out", str(tmp_path), "--quiet", "--json")
+    assert r.exit_code in (0, 1), r.output
+    assert {e["id"] for e in strict_loads(r.stdout)} == {"demo.diverging",
+                                                          "demo.variance_bounded"}
+    text = (tmp_path / "results.jsonl").read_text()
+    assert '"nonfinite"' in text  # the diverging claim stores non-finite metrics
+    for line in text.splitlines():
+        strict_loads(line)
+    for name in ("summary.json", "run.json"):
+        strict_loads((tmp_path / name).read_text())
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["--paper", "afbx"], ["`--paper` 'afbx' matches no paper", "did you mean 'afbo'",
+                           "FedNest 2022"]),
+    (["--kind", "bonded"], ["`--kind` must be one of", "did you mean 'bounded_by'"]),
+    (["--role", "contrl"], ["`--role` must be one of", "did you mean 'control'"]),
+    (["--verdict", "hold"], ["`--verdict` must be one of", "did you mean 'holds'"]),
+    (["--paper", "afbo", "--kind", "exact", "--role", "control"],
+     ["no claim matches all of --paper afbo --kind exact --role control"]),
+])
+@pytest.mark.parametrize("dry", [[], ["--dry-run"]])
+def test_bad_filters_are_refused_before_anything_runs(tmp_path, args, fragments, dry):
+    out = tmp_path / "out"
+    one_line_error(invoke("verify", *args, *dry, "--out", str(out)), *fragments)
+    assert not out.exists()  # nothing ran, not even the cost comparison
+
+
+def test_list_refuses_an_unknown_paper_and_accepts_an_id_prefix():
+    one_line_error(invoke("list", "--paper", "fedbmo"), "did you mean 'fedmbo'")
+    r = invoke("list", "--paper", "lfednest")
+    assert r.exit_code == 0 and r.stdout.count("lfednest.") >= 1
+    assert "fednest." not in r.stdout.replace("lfednest.", "")
+
+
+def test_cost_comparison_runs_the_selected_papers_algorithms_only(tmp_path, monkeypatch):
+    from bilevel_theory.verify import costs, run_suite  # noqa: PLC0415
+    from bilevel_theory.verify.claims import load, select  # noqa: PLC0415
+
+    assert costs.algorithms_of(select(None, load(None), paper="afbo")) == [
+        "afbo", "afbo_naive", "afbo_sync"]
+    assert costs.algorithms_of(load(None).values()) == costs.algorithms()
+    assert costs.algorithms_of([]) == []
+    asked = []
+    monkeypatch.setattr(costs, "measure_costs", lambda *a, names=None, **k: asked.append(names))
+    as_afbo = dataclasses.replace(next(c for c in DEMO_CLAIMS if c.id == "demo.rounds_exact"),
+                                  paper="AFBO")
+    run_suite(budget="smoke", out=tmp_path, progress=False, claims=[as_afbo], costs=True)
+    assert asked == [["afbo", "afbo_naive", "afbo_sync"]]
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_verify_report_shows_progress_unless_quiet(tmp_path, monkeypatch, quiet):
+    import importlib  # noqa: PLC0415
+
+    from bilevel_theory.reports.cli import main  # noqa: PLC0415
+
+    render_mod = importlib.import_module("bilevel_theory.reports.render")
+
+    def fake_render(results_dir, out_dir, progress=None, **kwargs):
+        for i in range(1, 3):
+            progress(i, 2, f"fig{i}")
+        return out_dir / "index.html"
+
+    monkeypatch.setattr(render_mod, "render", fake_render)
+    args = ["verify", "demo.variance_vs_n", "--catalogue", CATALOGUE, "--out",
+            str(tmp_path / "out"), "--report", str(tmp_path / "rep")]
+    r = CliRunner().invoke(main, args + (["--quiet"] if quiet else []))
+    assert r.exit_code == 0, r.output
+    lines = ["report: figure 1/2: fig1", "report: figure 2/2: fig2",
+             f"report: {tmp_path / 'rep' / 'index.html'}"]
+    for line in lines:
+        assert (line in r.stderr) is not quiet, r.stderr

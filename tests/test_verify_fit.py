@@ -292,10 +292,41 @@ def test_contrast_both_ways():
 
 # --------------------------------------------------------------------- through check()
 
+#: demo claims whose smoke budget (16 replicates) does not resolve the slope: the 95% interval
+#: of ``demo.variance_contrast`` at seed 0, [-1.014, -0.8566], straddles the band's edge -0.9;
+#: they are checked at the standard budget (128 replicates), where the interval is narrow
+UNRESOLVED_AT_SMOKE = {"demo.variance_contrast"}
+
+
 @pytest.mark.parametrize("claim", DEMO_CLAIMS[:-1], ids=lambda c: c.id)
 def test_demo_claims_reach_their_expected_verdicts(claim):
-    r = check(claim, budget="smoke", seed=0)
+    budget = "standard" if claim.id in UNRESOLVED_AT_SMOKE else "smoke"
+    r = check(claim, budget=budget, seed=0)
     assert r.verdict == claim.expected, r.reason
-    assert r.status == "complete" and r.points == len(claim.grid["smoke"])
-    again = check(claim, budget="smoke", seed=0)
+    assert r.status == "complete" and r.points == len(claim.grid[budget])
+    again = check(claim, budget=budget, seed=0)
     assert (again.measured, again.interval) == (r.measured, r.interval) or np.isnan(r.measured)
+
+
+@pytest.mark.parametrize("cid", sorted(UNRESOLVED_AT_SMOKE))
+def test_unresolved_demo_claims_are_inconclusive_at_smoke_not_holds(cid):
+    claim = next(c for c in DEMO_CLAIMS if c.id == cid)
+    r = check(claim, budget="smoke", seed=0)
+    assert r.verdict == "inconclusive" and "straddles" in r.reason, r.reason
+
+
+# ------------------------------------------------- known right and wrong slopes, many seeds
+
+@pytest.mark.parametrize("seed", range(5))
+def test_known_wrong_slope_is_violated_and_right_slope_holds(seed):
+    """Values ∝ x^-1/2 against the law x^-1 (tol 0.1): violated, as ``matches`` and as
+    ``at_most``; values ∝ x^-1: holds, both ways."""
+    wrong = metrics(noisy(5.0 / np.sqrt(X), seed=seed))
+    right = metrics(noisy(5.0 / X, seed=seed))
+    for kind in ("matches", "at_most"):
+        claim = make_claim(kind, law=-1.0, tol=0.1)
+        w, r = assess(claim, X, wrong, seed=seed), assess(claim, X, right, seed=seed)
+        assert w.verdict == "violated" and w.interval[0] > -0.9, w.reason
+        assert r.verdict == "holds" and r.interval[1] <= -0.9, r.reason
+        if kind == "matches":
+            assert r.interval[0] >= -1.1

@@ -69,7 +69,7 @@ def test_rows_carry_the_documented_fields(tmp_path):
     for key in ("claim", "budget", "point", "value", "replicate", "metrics", "backend",
                 "versions", "config_hash", "seed", "seconds", "base_seed", "replicates"):
         assert key in row
-    assert set(row["versions"]) == {"bilevel-theory", "numpy", "python"}
+    assert set(row["versions"]) == {"bilevel-theory", "numpy", "scipy", "python"}
     assert row["seed"] == point_seed(3, claim.id, row["point"])
     assert row["config_hash"] == config_hash(claim, "smoke")
 
@@ -253,3 +253,68 @@ def test_stored_points_follow_the_code_not_its_documentation(tmp_path):
     c.write_text('"""Doc."""\ndef f(x):\n    """One."""\n    return x + 2\n')
     assert _code_of(a) == _code_of(b)
     assert _code_of(a) != _code_of(c)
+
+
+# ------------------------------------------------- strict JSON, hard links, repair
+
+
+def _refuse(token):
+    raise ValueError(f"not strict JSON: {token}")
+
+
+def test_non_finite_metrics_are_strict_json_and_read_back(tmp_path):
+    store = ResultsStore(tmp_path)
+    rows = rows_for(0)
+    for r, v in zip(rows, (float("nan"), float("inf"), -float("inf")), strict=True):
+        r["metrics"] = {"value": v, "finite": 2.0}
+    store.append_point(rows)
+    lines = (tmp_path / "results.jsonl").read_text().splitlines()
+    parsed = [json.loads(line, parse_constant=_refuse) for line in lines]
+    assert [p["nonfinite"] for p in parsed] == [{"value": t} for t in ("nan", "inf", "-inf")]
+    assert all(p["metrics"] == {"value": None, "finite": 2.0} for p in parsed)
+    back = [r["metrics"]["value"] for r in ResultsStore(tmp_path).rows()]
+    assert np.isnan(back[0]) and back[1:] == [np.inf, -np.inf]
+    assert all("nonfinite" not in r for r in ResultsStore(tmp_path).rows())
+    # a row written with the NaN token of older versions is still read
+    old = dict(rows_for(1, replicates=1)[0], metrics={"value": float("nan")})
+    with open(tmp_path / "results.jsonl", "a") as fh:
+        fh.write(json.dumps(old) + "\n")
+    assert ResultsStore(tmp_path).completed("c.x", "smoke", "h") == {0, 1}
+    with pytest.raises(ValueError, match="only metrics may be non-finite"):
+        store.append_point([dict(rows_for(2, replicates=1)[0], seconds=float("nan"))])
+
+
+def test_hard_linked_store_and_lock_are_not_written_through(tmp_path):
+    original, snapshot = tmp_path / "orig", tmp_path / "snap"
+    ResultsStore(original).append_point(rows_for(0))
+    (original / store_mod.LOCKNAME).write_text("12345\n")  # a lock left with a PID
+    snapshot.mkdir()
+    for name in ("results.jsonl", store_mod.LOCKNAME):  # what `cp -al` does
+        os.link(original / name, snapshot / name)
+    before = (original / "results.jsonl").read_bytes()
+    with pytest.warns(UserWarning, match="hard links"):
+        ResultsStore(snapshot).append_point(rows_for(1))
+    assert (original / "results.jsonl").read_bytes() == before
+    assert (original / store_mod.LOCKNAME).read_text() == "12345\n"
+    assert ResultsStore(snapshot).completed("c.x", "smoke", "h") == {0, 1}
+    assert ResultsStore(original).completed("c.x", "smoke", "h") == {0}
+    for name in ("results.jsonl", store_mod.LOCKNAME):
+        assert os.stat(snapshot / name).st_nlink == 1 == os.stat(original / name).st_nlink
+
+
+def test_repair_moves_invalid_lines_aside_and_keeps_the_rest(tmp_path):
+    store = ResultsStore(tmp_path)
+    for p in range(3):
+        store.append_point(rows_for(p))
+    path = tmp_path / "results.jsonl"
+    lines = path.read_bytes().split(b"\n")
+    lines[4] = b'{"claim": "c.x", "budg'  # point 1, replicate 1: cut in the middle
+    path.write_bytes(b"\n".join(lines) + b"{partial")
+    with pytest.raises(CorruptStore, match="line 5 is not valid JSON.*--repair"):
+        ResultsStore(tmp_path).rows()
+    moved, where = ResultsStore(tmp_path).repair()
+    assert moved == 2 and where.name.startswith("results.jsonl.corrupt-")
+    assert where.read_bytes() == b'{"claim": "c.x", "budg\n{partial\n'
+    assert ResultsStore(tmp_path).completed("c.x", "smoke", "h") == {0, 2}
+    assert len(path.read_bytes().splitlines()) == 8
+    assert ResultsStore(tmp_path).repair() == (0, None)  # nothing left to repair

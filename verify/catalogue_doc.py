@@ -1,7 +1,7 @@
 """Write the claims catalogue as Markdown: ``python -m bilevel_theory.verify.catalogue_doc
 docs/claims.md``.
 
-One section per paper, one table per role (confirmation, finding, control):
+One section per paper, one table per role (confirmation, finding, defect, control):
 id, kind, statement, source, expected verdict, mutants (``name: change``), the readings the
 claim touches.  The page is generated from the claims themselves, never typed; regenerate it
 after changing a claims module.  ``--catalogue module:ATTRIBUTE`` documents another collection
@@ -83,9 +83,11 @@ def render(claims: Mapping[str, Claim] | Iterable[Claim], command: str = COMMAND
         f"{len(items)} claims ({', '.join(f'{n} {r}s' for r, n in counts.items())}), "
         f"{sum(len(c.mutants) for c in items)} mutants.  Roles: a *confirmation* is the "
         "paper's statement, expected to hold; a *finding* is a statement expected to be "
-        "violated (the reason is in the claim); a *control* checks this toolkit's own code "
-        "and says nothing about the paper.  A confirmation must be `violated` under each of "
-        "its mutants, a finding must `hold` under each (the mutant repairs the error).  "
+        "violated (the reason is in the claim); a *defect* is the paper's result applied to "
+        "the authors' released code, expected to be violated because of the code; a "
+        "*control* checks this toolkit's own code and says nothing about the paper.  A "
+        "confirmation must be `violated` under each of its mutants, a finding or a defect "
+        "must `hold` under each (the mutant repairs the error).  "
         "*touches*: the readings (`docs/papers.md`) the claim depends on.  Run one with "
         "`bilevel-theory verify ID --mutants`.",
     ]

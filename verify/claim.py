@@ -33,12 +33,28 @@ from bilevel_theory.rates import Law  # the same class: what the theorem predict
 
 KINDS = ("matches", "at_most", "geometric", "bounded_by", "exact", "contrast")
 #: What a claim is for: ``confirmation`` (the paper's statement, in a test that can fail),
-#: ``finding`` (the paper's statement is expected ``violated``, with the evidence) or
-#: ``control`` (an identity or implementation check; it says nothing about the paper).
-ROLES = ("confirmation", "finding", "control")
+#: ``finding`` (the paper's statement is expected ``violated``, with the evidence),
+#: ``defect`` (a defect of the authors' released code, not of the paper's statement: the
+#: paper's result applied to the code is expected ``violated``, and a mutant that puts the
+#: paper's algorithm in its place must give ``holds``, as for a finding) or ``control`` (an
+#: identity or implementation check; it says nothing about the paper).
+ROLES = ("confirmation", "finding", "defect", "control")
+#: Roles whose claims expect ``violated`` (the paper's statement, or its code, fails).
+FAILING_ROLES = ("finding", "defect")
 #: The verdict a claim of each role must reach under one of its mutants.
-MUTANT_VERDICT = {"confirmation": "violated", "finding": "holds"}
+MUTANT_VERDICT = {"confirmation": "violated", "finding": "holds", "defect": "holds"}
 MUTANT_SEP = "@"
+#: What a mutant changes, so that a report can say which kind of error each claim catches:
+#: ``indirect_term`` (the implicit-gradient term dropped or biased), ``step_exponent`` (a wrong
+#: exponent in a step or schedule), ``truncation`` (an off-by-one or wrong Neumann truncation),
+#: ``noise_averaging`` (noise not averaged over clients or samples), ``neumann_scaling`` (a
+#: wrong scaling of the Neumann series), ``estimator`` (another plausible estimator bug),
+#: ``schedule`` (a schedule break that is not a plain exponent error), ``communication`` (an
+#: extra or missing exchange), ``bound`` (the stated bound changed, not the method),
+#: ``repair`` (a finding's correction: the statement the evidence supports).
+MUTANT_KINDS = ("indirect_term", "step_exponent", "truncation", "noise_averaging",
+                "neumann_scaling", "estimator", "schedule", "communication", "bound", "repair")
+RELATIONS = ("<=", ">=", "==")
 VERDICTS = ("holds", "violated", "inconclusive")
 BUDGETS = ("smoke", "standard", "full")
 SCALES = ("loglog", "semilog", "linear")
@@ -96,18 +112,83 @@ class Mutant:
         name: identifier (letters, digits, ``_``); the mutated claim's id is ``CLAIM@name``.
         change: one sentence: what is changed, and why the statement is then false (or true).
         measure_kwargs: keywords passed to the claim's ``measure`` to apply the change.
+        kind: what the change is, one of :data:`MUTANT_KINDS` (``""``: not classified yet).
     """
 
     name: str
     change: str
     measure_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    kind: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.replace("_", "").isalnum():
             raise ValueError(f"`Mutant.name` must be letters, digits and '_', got {self.name!r}")
         if not self.change:
             raise ValueError(f"mutant {self.name}: `change` must say what is changed")
+        if self.kind and self.kind not in MUTANT_KINDS:
+            raise ValueError(f"mutant {self.name}: `kind` must be one of {MUTANT_KINDS}, got "
+                             f"{self.kind!r}")
         object.__setattr__(self, "measure_kwargs", dict(self.measure_kwargs))
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One hypothesis of the claim's theorem on its hyperparameters or instance (a step cap
+    such as η ≤ a₁, a schedule, N, τ, participation), evaluated at every sweep point.
+
+    Attributes:
+        statement: the hypothesis as the paper gives it, with its source
+            (``"η ≤ a₁ (Thm 4.1)"``).
+        lhs, rhs: ``f(x) -> float`` at sweep value ``x`` (the claim's instance and schedule);
+            a constant side may be a number.
+        relation: ``"<="``, ``">="`` or ``"=="`` (``==`` within 1e-9 relative).
+        inside: whether the claim runs inside the condition (the default) or deliberately
+            leaves it; a claim that leaves it says why in ``note``.
+        note: where the numbers come from, or why the condition is left.
+    """
+
+    statement: str
+    lhs: Callable[[float], float] | float
+    rhs: Callable[[float], float] | float
+    relation: str = "<="
+    inside: bool = True
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.relation not in RELATIONS:
+            raise ValueError(f"condition {self.statement!r}: `relation` must be one of "
+                             f"{RELATIONS}, got {self.relation!r}")
+        if not self.inside and not self.note:
+            raise ValueError(f"condition {self.statement!r}: a condition the claim leaves "
+                             "needs a `note` saying why")
+
+    def evaluate(self, x: float) -> tuple[float, float, bool]:
+        """``(lhs, rhs, satisfied)`` at sweep value ``x``."""
+        lhs = float(self.lhs(x) if callable(self.lhs) else self.lhs)
+        rhs = float(self.rhs(x) if callable(self.rhs) else self.rhs)
+        if self.relation == "<=":
+            ok = lhs <= rhs * (1 + 1e-12) + 1e-300
+        elif self.relation == ">=":
+            ok = lhs >= rhs * (1 - 1e-12) - 1e-300
+        else:
+            ok = abs(lhs - rhs) <= 1e-9 * max(abs(lhs), abs(rhs), 1e-300)
+        return lhs, rhs, bool(ok)
+
+    def check(self, grid: Sequence[float]) -> dict[str, Any]:
+        """The condition over a sweep grid: its worst point and whether it holds at every
+        point (``{"statement", "relation", "holds", "inside", "worst_x", "lhs", "rhs",
+        "failing_x", "note"}``)."""
+        rows = [(float(x), *self.evaluate(float(x))) for x in grid]
+        failing = [x for x, _, _, ok in rows if not ok]
+
+        def slack(r):  # how close to (or how far past) the edge
+            _, lhs, rhs, _ = r
+            return (lhs - rhs) if self.relation == "<=" else (rhs - lhs) if (
+                self.relation == ">=") else abs(lhs - rhs)
+        worst = max(rows, key=slack)
+        return {"statement": self.statement, "relation": self.relation,
+                "holds": not failing, "inside": self.inside, "worst_x": worst[0],
+                "lhs": worst[1], "rhs": worst[2], "failing_x": failing, "note": self.note}
 
 
 @dataclass(frozen=True)
@@ -148,6 +229,8 @@ class Claim:
         gpu_scale: the ``full`` budget's larger plan on a GPU (:class:`GpuScale`), or ``None``;
             :meth:`for_backend` applies it.
         on_gpu: whether this is the GPU plan (set by :meth:`for_backend`, not by hand).
+        conditions: the theorem's hypotheses (:class:`Condition`), checked on the claim's
+            instance at every sweep point (:meth:`check_conditions`).
     """
 
     id: str
@@ -177,6 +260,7 @@ class Claim:
     window_reason: str = ""
     window_derived: bool = False
     mutant_of: str | None = None
+    conditions: tuple[Condition, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -195,9 +279,10 @@ class Claim:
             if self.role == "confirmation" and self.expected != "holds":
                 raise ValueError(f"claim {self.id}: a confirmation expects 'holds' (a claim "
                                  "expected otherwise is a finding or a control)")
-            if self.role == "finding" and self.expected != "violated":
-                raise ValueError(f"claim {self.id}: a finding expects 'violated'")
+            if self.role in FAILING_ROLES and self.expected != "violated":
+                raise ValueError(f"claim {self.id}: a {self.role} expects 'violated'")
         object.__setattr__(self, "mutants", tuple(self.mutants))
+        object.__setattr__(self, "conditions", tuple(self.conditions))
         names = [m.name for m in self.mutants]
         if len(set(names)) != len(names):
             raise ValueError(f"claim {self.id}: duplicate mutant names {names}")
@@ -239,6 +324,12 @@ class Claim:
                 expected=MUTANT_VERDICT[self.role], reason=f"mutant: {m.change}", mutants=(),
                 gpu_scale=None, on_gpu=False, mutant_of=self.id)
         return cache[name]
+
+    def check_conditions(self, budget: str = "smoke") -> list[dict[str, Any]]:
+        """Each of :attr:`conditions` over the ``budget`` grid (:meth:`Condition.check`); a
+        condition that fails where the claim says it runs inside is reported as such, never
+        hidden."""
+        return [c.check(self.grid[budget]) for c in self.conditions]
 
     def mutated(self) -> list[Claim]:
         """Every mutant of this claim (:meth:`under`), in declaration order."""

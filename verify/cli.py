@@ -8,7 +8,8 @@ Exit codes (every command):
   compared verdict equals the baseline's (``compare``);
 * 1 — a verdict differs: from its expected one or a mutant not caught (``verify``), from the
   baseline or a baseline claim without result (``compare``);
-* 2 — bad input, one line ``error: …`` on stderr: unknown pattern (with close matches),
+* 2 — bad input, one line ``error: …`` on stderr: unknown pattern, ``--paper``, ``--kind``,
+  ``--role`` or ``--verdict`` (with close matches), filters that together select no claim,
   budget or backend; an unusable ``--out``/``--report`` (checked before anything runs; empty,
   not a directory, not writable), a results directory in use by another ``verify``, a
   results store that is a symbolic link or not a regular file; a missing, invalid, empty or
@@ -16,7 +17,12 @@ Exit codes (every command):
   installed;
 * 3 — internal error: a claim's ``measure`` raised, worker processes kept dying or a Dask
   cluster kept no worker (the points finished so far are stored), or a bug (traceback);
-* 130 — interrupted (Ctrl-C): the points finished so far are stored; rerun to resume.
+* 130 — interrupted (Ctrl-C), 143 — terminated (SIGTERM): the points finished so far are
+  stored and ``run.json`` says ``"status": "interrupted"``; rerun to resume.
+
+``verify --repair`` first moves the lines of ``results.jsonl`` that are not valid JSON to
+``results.jsonl.corrupt-<timestamp>`` (:meth:`ResultsStore.repair`); their points are
+recomputed.  Every JSON printed (``--json``) is strict: a non-finite number is ``null``.
 
 ``verify --scheduler tcp://HOST:PORT`` runs the points on an existing Dask cluster instead of
 ``--workers`` local processes (extra ``distributed``); the connection times out after Dask's
@@ -30,7 +36,7 @@ e.g. the synthetic demo claims: ``--catalogue verify.claims.demo:DEMO_CLAIMS``.
 
 from __future__ import annotations
 
-import json
+import contextlib
 import sys
 import warnings
 from collections.abc import Callable
@@ -40,6 +46,7 @@ from typing import Any
 import click
 
 from .claim import BUDGETS, KINDS, MUTANT_SEP, ROLES, VERDICTS, Claim
+from .store import dumps_strict
 
 CATALOGUE_ENV = "BILEVEL_THEORY_CATALOGUE"
 
@@ -65,15 +72,16 @@ class _Command(click.Command):
             for name, option, what in self.OUTPUT_DIRS:
                 if ctx.params.get(name) is not None:
                     _check_output_dir(ctx.params[name], option, what)
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), _terminate_as_interrupt():
                 warnings.showwarning = _show_warning
                 return super().invoke(ctx)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as err:
             out = ctx.params.get("out")
             where = f" in {out}" if out else ""
-            click.echo(f"interrupted: the points finished so far are stored{where}; rerun the "
+            how = "terminated (SIGTERM)" if isinstance(err, Terminated) else "interrupted"
+            click.echo(f"{how}: the points finished so far are stored{where}; rerun the "
                        "same command to resume", err=True)
-            sys.exit(130)
+            sys.exit(143 if isinstance(err, Terminated) else 130)
         except (ValueError, TypeError, OSError) as err:
             _fail(str(err))
         except WorkersLost as err:
@@ -91,6 +99,30 @@ class _Command(click.Command):
 
             traceback.print_exc(file=sys.stderr)
             _fail(f"internal error: {type(err).__name__}: {err}", code=3)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled as Ctrl-C: the run stops its workers, keeps the finished points and
+    marks ``run.json`` ``"interrupted"``; exit code 143."""
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """While the command runs, SIGTERM raises :class:`Terminated` in the main thread."""
+    import signal  # noqa: PLC0415
+
+    def handler(signum, frame):
+        raise Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave SIGTERM alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _check_output_dir(value: Any, option: str, what: str = "results") -> Path:
@@ -145,11 +177,46 @@ def _selection(f):
     return click.argument("patterns", nargs=-1)(f)
 
 
-def _select(patterns, paper, kind, role, verdict, catalogue) -> list[Claim]:
+def _check_papers(papers, claims) -> None:
+    """Each ``--paper`` value must match a paper of the catalogue (a substring of its name,
+    or a claim id prefix); ``ValueError`` listing the papers and a close match otherwise."""
+    import difflib  # noqa: PLC0415
+
+    names = sorted({c.paper for c in claims.values()})
+    prefixes = sorted({cid.split(".")[0] for cid in claims})
+    for p in papers:
+        low = p.lower()
+        if any(low in n.lower() for n in names) or low in (x.lower() for x in prefixes):
+            continue
+        words = {w.lower() for n in names for w in n.split()} | {x.lower() for x in prefixes}
+        close = difflib.get_close_matches(low, sorted(words), n=3, cutoff=0.5)
+        hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+        known = f"papers: {', '.join(names)}" if names else "the catalogue is empty"
+        raise ValueError(f"`--paper` {p!r} matches no paper{hint}; {known}")
+
+
+def _select(patterns, paper, kind, role, verdict, catalogue, required: bool = False
+            ) -> list[Claim]:
+    """The claims selected by the patterns and filters (each checked: an unknown paper, kind,
+    role, verdict or a pattern matching nothing is a ``ValueError``); ``required``: an
+    empty selection from a non-empty catalogue is one too."""
     from .claims import load, select  # noqa: PLC0415
 
-    return select(list(patterns), load(catalogue), paper=list(paper), kind=list(kind),
-                  role=list(role), expected=list(verdict))
+    for name, values, allowed in (("--kind", kind, KINDS), ("--role", role, ROLES),
+                                  ("--verdict", verdict, VERDICTS)):
+        for v in values:
+            _check_choice(name, v, allowed)
+    claims = load(catalogue)
+    _check_papers(paper, claims)
+    chosen = select(list(patterns), claims, paper=list(paper), kind=list(kind),
+                    role=list(role), expected=list(verdict))
+    if required and claims and not chosen:
+        given = [*patterns, *(f"--{k} {v}" for k, vs in (("paper", paper), ("kind", kind),
+                                                         ("role", role), ("verdict", verdict))
+                              for v in vs)]
+        raise ValueError(f"no claim matches all of {' '.join(given)} together (see "
+                         "`bilevel-theory list` with the same filters)")
+    return chosen
 
 
 def claim_info(c: Claim) -> dict[str, Any]:
@@ -162,7 +229,8 @@ def claim_info(c: Claim) -> dict[str, Any]:
         "window": list(c.window) if c.window else None, "window_reason": c.window_reason,
         "window_derived": c.window_derived, "expected": c.expected, "reason": c.reason,
         "touches": list(c.touches),
-        "mutants": [{"name": m.name, "change": m.change} for m in c.mutants],
+        "mutants": [{"name": m.name, "kind": m.kind, "change": m.change} for m in c.mutants],
+        "conditions": {b: c.check_conditions(b) for b in BUDGETS} if c.conditions else {},
         "grid": {b: [float(v) for v in c.grid[b]] for b in BUDGETS},
         "replicates": {b: int(c.replicates[b]) for b in BUDGETS},
     }
@@ -292,9 +360,10 @@ def read_summary(results: str | Path, seed: int | None = None,
     return entries
 
 
-def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> list[click.Command]:
-    """The verify-layer commands; ``after_verify(results_dir, report_dir)`` runs for
-    ``verify --report DIR`` (the reports layer passes its renderer, keeping layers one-way)."""
+def make_commands(after_verify: Callable[..., Any] | None = None) -> list[click.Command]:
+    """The verify-layer commands; ``after_verify(results_dir, report_dir, quiet=...)`` runs
+    for ``verify --report DIR`` (the reports layer passes its renderer, keeping layers
+    one-way; ``quiet``: no progress)."""
 
     @click.command("list", cls=_Command)
     @_selection
@@ -305,7 +374,7 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
         substring of the id, paper or source) and the filters."""
         claims = _select(patterns, paper, kind, role, verdict, catalogue)
         if as_json:
-            click.echo(json.dumps([claim_info(c) for c in claims], indent=1))
+            click.echo(dumps_strict([claim_info(c) for c in claims], indent=1))
             return
         if not claims:
             click.echo("no claims (the catalogue is empty or the filters exclude all)",
@@ -329,13 +398,25 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
 
         info = claim_info(_claim_of(claim_id, catalogue))
         if as_json:
-            click.echo(json.dumps(info, indent=1))
+            click.echo(dumps_strict(info, indent=1))
             return
         for key, value in info.items():
             if key == "mutants":
                 click.echo("mutants:" + ("" if value else " none"))
                 for m in value:
-                    click.echo(f"  {m['name']}: {m['change']}")
+                    kind = f" [{m['kind']}]" if m["kind"] else ""
+                    click.echo(f"  {m['name']}{kind}: {m['change']}")
+            elif key == "conditions":
+                click.echo("conditions of the theorem:" + ("" if value else " none declared"))
+                for budget, rows in value.items():
+                    for r in rows:
+                        mark = "pass" if r["holds"] else "FAIL"
+                        where = "" if r["inside"] else " (left on purpose)"
+                        fail = (f"; fails at {r['failing_x']}" if r["failing_x"] else "")
+                        click.echo(f"  {budget}: {mark}{where} {r['statement']}: worst "
+                                   f"{r['lhs']:.4g} {r['relation']} {r['rhs']:.4g} at "
+                                   f"x={r['worst_x']:g}{fail}"
+                                   + (f" — {r['note']}" if r["note"] else ""))
             elif key in ("grid", "replicates"):
                 click.echo(f"{key}: " + "; ".join(f"{b} {v}" for b, v in value.items()))
             elif value not in (None, "", [], ()):
@@ -363,6 +444,10 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
     @click.option("--mutants", is_flag=True,
                   help="also run every claim under each of its mutants; each must flip the "
                        "verdict (a confirmation to violated, a finding to holds)")
+    @click.option("--repair", is_flag=True,
+                  help="first move the lines of the results store that are not valid JSON "
+                       "to results.jsonl.corrupt-<timestamp> (the good rows are kept, the "
+                       "missing points recomputed)")
     @click.option("--dry-run", is_flag=True,
                   help="print what would run (claims, points, what is already stored) and "
                        "exit")
@@ -374,7 +459,8 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
                        "rademacher draws fastest)")
     @_catalogue_option
     def verify(patterns, paper, kind, role, verdict, budget, out, backend, workers, scheduler,
-               seed, report, quiet, mutants, dry_run, as_json, noise, catalogue) -> None:
+               seed, report, quiet, mutants, repair, dry_run, as_json, noise, catalogue
+               ) -> None:
         """Run the claims matching PATTERNS and the filters, and judge them; exit 1 if a
         verdict differs from its expected one (or a mutant is not caught)."""
         from bilevel_theory.problems.oracle import NOISE_DISTRIBUTIONS  # noqa: PLC0415
@@ -386,7 +472,17 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
         _check_choice("--noise-distribution", noise, NOISE_DISTRIBUTIONS)
         if report is not None and after_verify is None:
             raise ValueError("`--report`: no report renderer is installed")
-        claims = _select(patterns, paper, kind, role, verdict, catalogue)
+        claims = _select(patterns, paper, kind, role, verdict, catalogue, required=True)
+        if repair and dry_run:
+            raise ValueError("`--repair` changes the results store: not with `--dry-run`")
+        if repair:
+            from .store import ResultsStore  # noqa: PLC0415
+
+            store = ResultsStore(out)
+            moved, where = store.repair()
+            click.echo(f"repair: moved {moved} damaged line(s) of {store.path} to {where}; "
+                       "their points are recomputed" if moved
+                       else f"repair: {store.path} has no damaged line", err=True)
         if dry_run:
             _dry_run(claims, budget, out, backend, seed, mutants, noise)
             return
@@ -397,7 +493,7 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
         differ = [r.to_dict() for r in results if not r.as_expected]
         entries = [r.to_dict() for r in attach_power(results)]
         if as_json:
-            click.echo(json.dumps(entries, indent=1))
+            click.echo(dumps_strict(entries, indent=1))
         elif not entries:
             click.echo("no claims to verify: the catalogue is empty", err=True)
         else:
@@ -418,7 +514,9 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
                        f"memory: {run['worker_peak_rss_mib']:.0f} MiB per worker, "
                        f"{run['main_peak_rss_mib']:.0f} MiB in the main process", err=as_json)
         if report is not None:
-            after_verify(Path(out), Path(report))
+            index = after_verify(Path(out), Path(report), quiet=quiet)
+            if index is not None and not quiet:
+                click.echo(f"report: {index}", err=True)
         sys.exit(1 if differ else 0)
 
     @click.command("compare", cls=_Command)
@@ -450,7 +548,7 @@ def make_commands(after_verify: Callable[[Path, Path], None] | None = None) -> l
         new = [cid for cid in entries
                if cid in present and cid not in expected and MUTANT_SEP not in cid]
         if as_json:
-            click.echo(json.dumps({
+            click.echo(dumps_strict({
                 "changed": [{"id": c, "baseline": expected[c], "verdict": entries[c]["verdict"],
                              "reason": entries[c]["reason"]} for c in changed],
                 "missing": missing,

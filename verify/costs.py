@@ -39,6 +39,17 @@ def algorithms() -> list[str]:
     return sorted(n for n, cls in ALGORITHMS.items() if "bilevel" in cls.kinds and n not in EXCLUDED)
 
 
+def algorithms_of(claims: Iterable) -> list[str]:
+    """The compared algorithms (:func:`algorithms`) of the papers of ``claims``: those defined
+    in the module ``bilevel_theory.<paper>`` named by a claim's paper (its first word,
+    e.g. ``"FedNest 2022"`` -> ``fednest``) or by its id prefix."""
+    papers = set()
+    for c in claims:
+        papers.add(c.paper.split()[0].lower() if c.paper.split() else "")
+        papers.add(c.id.split(".")[0].lower())
+    return [n for n in algorithms() if ALGORITHMS[n].__module__.rsplit(".", 1)[-1] in papers]
+
+
 def _config_hash(name: str, budget: str) -> str:
     spec = dict(algorithm=name, instance=INSTANCE, target=TARGET, rounds=ROUNDS[budget],
                 replicates=REPLICATES[budget])
@@ -64,14 +75,15 @@ def cost_to_target(trace, target: float = TARGET) -> dict[str, np.ndarray]:
 
 def measure_costs(out: str, budget: str = "smoke", seed: int = 0, backend: str = "numpy",
                   names: Iterable[str] | None = None, progress: bool = False) -> list[str]:
-    """Run the cost comparison into the store at ``out``; returns the ids computed now.
+    """Run the cost comparison of the algorithms ``names`` (default: all) into the store at
+    ``out``; returns the ids computed now.
     ``progress``: one line on stderr per algorithm run (the full budget takes minutes)."""
     if budget not in BUDGETS:
         raise ValueError(f"`budget` must be one of {list(BUDGETS)}, got {budget!r}")
     store = ResultsStore(out)
     problem = QuadraticBilevel.random(**INSTANCE)
     done = []
-    names = list(names or algorithms())
+    names = algorithms() if names is None else list(names)
     started = time.perf_counter()
     for i, name in enumerate(names, 1):
         cid, chash = PREFIX + name, _config_hash(name, budget)

@@ -17,16 +17,24 @@ A fit is **not** attempted (``Fit.problem`` says why, slope and interval are NaN
 in the window has non-finite replicates, when a mean that must be logged is ``≤ 0`` or sits at
 a floating-point floor, when fewer than ``min_points`` points are in the window, or when more
 than 2.5% of the bootstrap means are ``≤ 0`` (the mean is not resolved away from zero).
+
+:func:`gather` measures everything a verdict on a claim is decided from, once: the health of
+the points in the window (diverged or non-finite replicates), the window fit of ``"value"``
+(and of ``"contrast"``), the per-point bootstrap band of the mean against ``"bound"``
+(``bounded_by``), the window's raw replicates (``exact``), and the same on the full grid when
+the claim has a window.  The result, an :class:`Evidence`, is all that
+:mod:`~bilevel_theory.verify.verdict` reads: deciding never refits.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
-from .claim import SCALES
+from .claim import SCALES, Claim
 
 N_BOOT = 2000
 LEVEL = 0.95
@@ -224,3 +232,115 @@ def fit(x, values, scale: str = "loglog", window: tuple[float, float] | None = N
     slopes = (Yb - Yb.mean(axis=1, keepdims=True)) @ Xc / sxx
     interval = (float(np.quantile(slopes, alpha)), float(np.quantile(slopes, 1 - alpha)))
     return result(slope, intercept, interval)
+
+
+# ------------------------------------------------------------------- evidence for a verdict
+
+@dataclass(frozen=True)
+class Band:
+    """``bounded_by``: per window point, the replicate mean of ``"value"``, its percentile
+    bootstrap band ``[lo, hi]`` and the replicate mean of ``"bound"``."""
+
+    mean: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    bound: np.ndarray
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Everything a verdict is decided from, measured once by :func:`gather`.
+
+    Attributes:
+        value: the window fit of ``"value"`` (slope and interval NaN when ``problem``).
+        contrast: the window fit of ``"contrast"`` (kind ``contrast``), else ``None``.
+        problem: diverged or non-finite replicates in the window (nothing fitted), else
+            ``None``.
+        x: sweep values of the points in the window.
+        points: the metrics of those points (one dict of per-replicate arrays each).
+        band: per-point band of the mean against the bound (kind ``bounded_by``), else ``None``.
+        full: the same evidence on the full grid when the claim has a window, else ``None``.
+    """
+
+    value: Fit
+    contrast: Fit | None
+    problem: str | None
+    x: np.ndarray
+    points: tuple[Mapping[str, np.ndarray], ...]
+    band: Band | None = None
+    full: Evidence | None = None
+
+
+def _require(claim: Claim, metrics, name: str) -> None:
+    for m in metrics:
+        if name not in m:
+            raise ValueError(f"claim {claim.id}: kind {claim.kind!r} needs a {name!r} metric "
+                             f"from `measure`, got {sorted(m)}")
+
+
+def _health(claim: Claim, x: np.ndarray, metrics: Sequence[Mapping[str, np.ndarray]],
+            use: np.ndarray, names: Sequence[str]) -> str | None:
+    """Diverged or non-finite replicates in the window → a reason; ``None`` when healthy."""
+    problems = []
+    for i in np.flatnonzero(use):
+        m = metrics[i]
+        if "diverged" in m:
+            d = np.asarray(m["diverged"], dtype=float)
+            if np.any(d != 0):
+                problems.append(f"{claim.variable}={x[i]:.6g}: {int(np.count_nonzero(d))} of "
+                                f"{d.size} replicates diverged")
+                continue
+        for name in names:
+            a = np.asarray(m[name], dtype=float)
+            nf = int((~np.isfinite(a)).sum())
+            if nf:
+                problems.append(f"{claim.variable}={x[i]:.6g}: {nf} of {a.size} non-finite "
+                                f"(NaN/inf) '{name}'")
+    if problems:
+        return (f"runs diverged or produced NaN/inf, not fitted (predicted "
+                f"{float(claim.law.value):.4g} ± {float(claim.tolerance):.4g}): "
+                + "; ".join(problems))
+    return None
+
+
+def gather(claim: Claim, x, metrics: Sequence[Mapping[str, Any]], seed: int = 0,
+           n_boot: int = N_BOOT) -> Evidence:
+    """Measure what a verdict on ``claim`` needs from ``metrics`` (one dict of per-replicate
+    arrays per sweep value ``x``); ``seed`` seeds every bootstrap.  See :class:`Evidence`."""
+    x = np.asarray(x, dtype=float).ravel()
+    if len(metrics) != x.size:
+        raise ValueError(f"`metrics` has {len(metrics)} points but `x` has {x.size}")
+    metrics = [{k: np.atleast_1d(np.asarray(v, dtype=float)) for k, v in m.items()}
+               for m in metrics]
+    kind = claim.kind
+    names = {"contrast": ("value", "contrast"), "bounded_by": ("value", "bound")}.get(
+        kind, ("value",))
+    for name in names:
+        _require(claim, metrics, name)
+    extra = dict(claim.extra) if claim.extra else {}
+    fit_kw = {"scale": claim.scale, "window": claim.window, "n_boot": n_boot, "seed": seed,
+              "floor": extra.get("floor"), "rel_floor": extra.get("rel_floor", REL_FLOOR)}
+    if kind in ("bounded_by", "exact"):
+        fit_kw["min_points"] = 2
+    use = in_window(x, claim.window)
+    idx = np.flatnonzero(use)
+    problem = _health(claim, x, metrics, use, names)
+    value = fit(x, [m["value"] for m in metrics], **fit_kw)
+    contrast = fit(x, [m["contrast"] for m in metrics], **fit_kw) if kind == "contrast" else None
+    band = None
+    if problem is not None:  # never fitted: keep the per-point means (figures), drop the line
+        nan, nan_iv = float("nan"), (float("nan"), float("nan"))
+        value = replace(value, slope=nan, intercept=nan, interval=nan_iv, problem=problem)
+        if contrast is not None:
+            contrast = replace(contrast, slope=nan, intercept=nan, interval=nan_iv,
+                               problem=problem)
+    elif kind == "bounded_by" and idx.size:
+        vals = [metrics[i]["value"] for i in idx]
+        boot = bootstrap_means(vals, n_boot, np.random.default_rng(seed))
+        band = Band(np.array([v.mean() for v in vals]), np.quantile(boot, 0.025, axis=0),
+                    np.quantile(boot, 0.975, axis=0),
+                    np.array([metrics[i]["bound"].mean() for i in idx]))
+    full = None
+    if claim.window is not None:
+        full = gather(replace(claim, window=None), x, metrics, seed, n_boot)
+    return Evidence(value, contrast, problem, x[idx], tuple(metrics[i] for i in idx), band, full)

@@ -131,27 +131,75 @@ def _code_of(path: Path) -> bytes:
     return ast.dump(tree).encode()
 
 
-@functools.cache
-def _source_digest(*files: str) -> str:
-    """SHA-256 of the library's computing code (``bilevel_theory``, its ``problems`` and the
-    claims catalogue) and of ``files``, docstrings and comments excluded: stored points are
-    reused only by the same code."""
-    import bilevel_theory  # noqa: PLC0415
-    from bilevel_theory import problems  # noqa: PLC0415
+#: The layers whose code can change a stored metric or a verdict: the library, its problems and
+#: the whole verification package (claims, kit, runner, fit, verdict …); reports only render.
+DIGESTED = ("bilevel_theory", "bilevel_theory.problems", "bilevel_theory.verify")
+#: Packages whose versions can change a stored metric: rows are reused only under the same.
+VERSIONED = ("numpy", "scipy")
 
-    from . import claims as claims_pkg  # noqa: PLC0415
 
-    paths = set()
-    for pkg in (bilevel_theory, problems, claims_pkg):
-        paths |= {p for p in Path(pkg.__file__).parent.glob("*.py")}
-    paths |= {Path(f) for f in files if f}
+def code_digest(paths: Iterable[Path], roots: Sequence[Path] = ()) -> str:
+    """SHA-256 (16 hex digits) of the code of ``paths`` (docstrings and comments excluded,
+    :func:`_code_of`), each named by its path relative to the first of ``roots`` containing
+    it, so that moving the checkout does not change the digest."""
+    def name(p: Path) -> str:
+        for r in roots:
+            with contextlib.suppress(ValueError):
+                return str(p.relative_to(r))
+        return p.name
     h = hashlib.sha256()
-    for path in sorted(paths, key=lambda q: (q.name, str(q))):
+    for path in sorted(paths, key=lambda q: (name(q), str(q))):
         try:
-            h.update(path.name.encode() + b"\0" + _code_of(path))
+            h.update(name(path).encode() + b"\0" + _code_of(path))
         except OSError:
             continue
     return h.hexdigest()[:16]
+
+
+@functools.cache
+def _source_digest(*files: str) -> str:
+    """Digest (:func:`code_digest`) of every module of the :data:`DIGESTED` packages
+    (subpackages included) and of ``files``, with the :data:`VERSIONED` packages' versions:
+    stored points are reused only by the same code under the same numerical libraries."""
+    import importlib  # noqa: PLC0415
+
+    roots, paths = [], set()
+    for name in DIGESTED:
+        root = Path(importlib.import_module(name).__file__).parent
+        roots.append(root.parent)
+        paths |= set(root.rglob("*.py")) if name != "bilevel_theory" else set(root.glob("*.py"))
+    paths |= {Path(f) for f in files if f}
+    stamp = ";".join(f"{n}={_version_of(n)}" for n in VERSIONED)
+    return code_digest(paths, roots) + hashlib.sha256(stamp.encode()).hexdigest()[:8]
+
+
+def _version_of(name: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "absent"
+
+
+def stale_claims(store: ResultsStore, hashes: Mapping[str, str], budget: str, seed: int,
+                 backend: str) -> dict[str, str]:
+    """``claim id -> why`` for the claims of ``hashes`` (``id -> current config hash``) whose
+    store holds points at ``budget``/``seed``/``backend`` under another configuration: those
+    points are not reused (their code, grid, law or numerical libraries differ), and the run
+    says so."""
+    now = versions()
+    why: dict[str, str] = {}
+    for r in store.rows(budget=budget, base_seed=seed, backend=backend):
+        cid = r["claim"]
+        if cid not in hashes or cid in why or r["config_hash"] == hashes[cid]:
+            continue
+        old = r.get("versions") or {}
+        changed = [f"{k} {old[k]} → {now[k]}" for k in now
+                   if k in old and k != "python" and old[k] != now[k]]
+        why[cid] = ("computed under " + ", ".join(changed) if changed else
+                    "computed by other code, grid, replicates or law")
+    return why
 
 
 def _measure_file(m: Any) -> str:
@@ -728,21 +776,28 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
         with contextlib.suppress(FileNotFoundError):  # the summary of an earlier run: stale now
             (Path(out) / SUMMARY).unlink()
         tasks: list[Task] = []
+        hashes = {c.id: config_hash(c, budget, noise) for c in claims}
+        stale = stale_claims(store, hashes, budget, seed, backend)
+        if stale and progress:
+            first = next(iter(stale))
+            print(f"verify: {len(stale)} claim(s) have stored points that are not reused and "
+                  f"are recomputed: e.g. {first}: {stale[first]}", file=sys.stderr, flush=True)
+        meta["recomputed_stale"] = stale
         for claim in claims:
-            cfg = config_hash(claim, budget, noise)
-            done = store.completed(claim.id, budget, cfg, seed, backend)
+            done = store.completed(claim.id, budget, hashes[claim.id], seed, backend)
             tasks += _tasks(claim, budget, seed, backend, catalogue, done, noise)
+        if costs is None:
+            costs = catalogue is None and not pattern and noise == "gaussian"
         try:
             worker_peak = _execute(tasks, executor, store.append_point, progress, "verify")
+            if costs:  # the algorithms of the selected claims' papers only
+                from .costs import algorithms_of, measure_costs  # noqa: PLC0415
+
+                measure_costs(out, budget, seed, backend, names=algorithms_of(claims),
+                              progress=progress)
         except KeyboardInterrupt:
             _write_json(Path(out) / RUN, {**meta, "status": "interrupted"})
             raise
-        if costs is None:
-            costs = catalogue is None and not pattern and noise == "gaussian"
-        if costs:
-            from .costs import measure_costs  # noqa: PLC0415
-
-            measure_costs(out, budget, seed, backend, progress=progress)
         results = [evaluate(c, budget, store.points(c.id, budget, config_hash(c, budget, noise), seed,
                                                     backend), seed, n_boot)
                    for c in claims]

@@ -11,8 +11,12 @@ One JSON object per line and per replicate::
 ``point`` is the index into the claim's grid for ``budget``, ``value`` the sweep value, ``seed``
 the seed passed to ``measure`` for this point (derived from ``base_seed``, the claim id and the
 point index), ``seconds`` the wall time of the whole point, ``peak_rss_mib`` the peak resident
-memory of the process that ran it, when it finished.  Non-finite metrics are stored as
-the ``NaN``/``Infinity`` tokens of Python's ``json`` module.
+memory of the process that ran it, when it finished.
+
+**Strict JSON.**  Every line is strict JSON (no ``NaN``/``Infinity`` tokens): a non-finite
+metric is written as ``null`` and named in the row's ``"nonfinite"`` object (metric name ->
+``"nan"``, ``"inf"`` or ``"-inf"``), from which reading restores it.  Rows written by older
+versions with ``NaN``/``Infinity`` tokens are still read.
 
 **One writer.**  Writing takes an advisory lock on ``<directory>/.writer.lock``
 (``fcntl.flock``, holding the owner's PID): a second process writing to the same directory is
@@ -29,10 +33,16 @@ when all its replicates ``0 … replicates−1`` are present; when a point is wr
 rerun after a partial write) the last row of each replicate wins.
 
 **Files.**  ``results.jsonl`` must be a regular file: a symbolic link, a FIFO, a directory or a
-device there is refused (:class:`CorruptStore`), never followed, truncated or waited on.
+device there is refused (:class:`CorruptStore`), never followed, truncated or waited on.  A
+store or lock file with other hard links (a ``cp -al`` snapshot) is never written through:
+before the first write the link is broken (the file is copied and the copy renamed over it,
+atomically), with a warning, so that the other names keep their content.
 
 **Damage.**  A line that is not valid JSON raises :class:`CorruptStore` (a ``ValueError``)
-naming the file and the line number: a damaged file is never read past.  A line that is
+naming the file and the line number: a damaged file is never read past.
+:meth:`ResultsStore.repair` (``bilevel-theory verify --repair``) moves such lines to
+``results.jsonl.corrupt-<UTC timestamp>`` and keeps the good rows; the points of the moved
+lines are then incomplete and recomputed by the next run.  A line that is
 valid JSON but not a row (not an object, a required key missing, a field of the wrong type,
 nested too deeply to parse) is skipped with a warning ``path:line``; its point is then not
 complete and is recomputed by the next run (:attr:`ResultsStore.skipped` lists them).  A
@@ -47,10 +57,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import math
 import os
 import platform
 import stat
 import threading
+import time
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -77,14 +89,19 @@ class StoreInUse(OSError):
 
 
 def versions() -> dict[str, str]:
-    """Package, numpy and Python versions (recorded in every row)."""
+    """Package, numpy, scipy and Python versions (recorded in every row)."""
     from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
 
     try:
         pkg = version("bilevel-theory")
     except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
         pkg = "unknown"
-    return {"bilevel-theory": pkg, "numpy": np.__version__, "python": platform.python_version()}
+    try:
+        scipy = version("scipy")
+    except PackageNotFoundError:  # pragma: no cover - scipy is a dependency
+        scipy = "absent"
+    return {"bilevel-theory": pkg, "numpy": np.__version__, "scipy": scipy,
+            "python": platform.python_version()}
 
 
 def check_directory(directory: Any, name: str = "directory") -> Path:
@@ -146,6 +163,87 @@ def open_regular(path: Path, flags: int, what: str = "results store") -> int:
     return fd
 
 
+def open_unshared(path: Path, flags: int, what: str = "results store",
+                  copy: bool = True) -> int:
+    """:func:`open_regular`, and a file with other hard links (``cp -al``) is first replaced
+    by a copy of itself (atomic rename; ``copy=False``: by an empty file), so that writing
+    never changes the other names."""
+    fd = open_regular(path, flags, what)
+    st = os.fstat(fd)
+    if st.st_nlink <= 1:
+        return fd
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.unlink")
+    try:
+        _write_new(tmp, os.pread(fd, st.st_size, 0) if copy else b"",
+                   stat.S_IMODE(st.st_mode))
+        os.replace(tmp, path)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise OSError(err.errno, f"cannot break the hard link of {what} {path} "
+                                 f"({st.st_nlink} names): {err.strerror or err}") from None
+    finally:
+        os.close(fd)
+    warnings.warn(f"{what} {path} had {st.st_nlink} hard links (a `cp -al` snapshot?): "
+                  "replaced it by a file of its own so that the other names are left unchanged",
+                  stacklevel=3)
+    return open_regular(path, flags, what)
+
+
+_TAGS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def _tag(v: float) -> str:
+    return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+
+
+def strict_json(obj: Any) -> Any:
+    """``obj`` (dicts, lists, tuples) with every non-finite float as ``None``: what
+    ``json.dumps(..., allow_nan=False)`` accepts (strict JSON has no NaN/Infinity)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: strict_json(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [strict_json(v) for v in obj]
+    return obj
+
+
+def dumps_strict(obj: Any, **kwargs: Any) -> str:
+    """``json.dumps`` of :func:`strict_json` ``(obj)``, refusing any NaN/Infinity left."""
+    return json.dumps(strict_json(obj), allow_nan=False, **kwargs)
+
+
+def encode_row(row: Mapping[str, Any]) -> str:
+    """A store row as one line of strict JSON: a non-finite metric is ``null`` and named in
+    ``"nonfinite"`` (``"nan"``, ``"inf"`` or ``"-inf"``; :func:`decode_row` restores it)."""
+    metrics = row.get("metrics")
+    bad = ({k: _tag(v) for k, v in metrics.items()
+            if isinstance(v, float) and not math.isfinite(v)}
+           if isinstance(metrics, Mapping) else {})
+    if bad:
+        row = {**row, "metrics": {k: None if k in bad else v for k, v in metrics.items()},
+               "nonfinite": bad}
+    try:
+        return json.dumps(row, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        raise ValueError(f"row of claim {row.get('claim')!r} point {row.get('point')!r}: only "
+                         "metrics may be non-finite (NaN/inf)") from None
+
+
+def decode_row(row: Any) -> Any:
+    """A parsed line with the metrics named in its ``"nonfinite"`` restored (see
+    :func:`encode_row`); anything else unchanged."""
+    if type(row) is not dict or "nonfinite" not in row:
+        return row
+    tags, metrics = row.pop("nonfinite"), row.get("metrics")
+    if isinstance(tags, dict) and isinstance(metrics, dict):
+        for k, tag in tags.items():
+            if metrics.get(k, 0) is None and tag in _TAGS:
+                metrics[k] = _TAGS[tag]
+    return row
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -185,7 +283,8 @@ def acquire_writer(directory: Path) -> tuple[int, int]:
             held.depth += 1
             return key
         path = directory / LOCKNAME
-        fd = open_regular(path, os.O_RDWR | os.O_CREAT, "writer lock")
+        # a lock shared with another directory holds that directory's owner: not copied
+        fd = open_unshared(path, os.O_RDWR | os.O_CREAT, "writer lock", copy=False)
         try:
             owner = _read_pid(fd)
             locked = False
@@ -235,6 +334,24 @@ def release_writer(key: tuple[int, int]) -> None:
             pass
         finally:
             os.close(held.fd)  # releases the flock
+
+
+def _write_new(path: Path, data: bytes, mode: int, exclusive: bool = False) -> None:
+    """Write ``data`` to a new file ``path`` and fsync it (removed again on failure)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    flags |= os.O_EXCL if exclusive else os.O_TRUNC
+    fd = os.open(path, flags, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise
+    finally:
+        os.close(fd)
 
 
 # a row's optional fields and their types (JSON numbers: int or float, never bool)
@@ -380,9 +497,9 @@ class ResultsStore:
             missing = [k for k in REQUIRED if k not in r]
             if missing:
                 raise ValueError(f"row lacks required keys {missing}")
-        data = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows).encode()
+        data = "".join(encode_row(r) + "\n" for r in rows).encode()
         with self.writer(), _GUARD:
-            fd = open_regular(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+            fd = open_unshared(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
             try:
                 size = self._repair_tail(fd, os.fstat(fd).st_size)
                 try:
@@ -424,12 +541,14 @@ class ResultsStore:
         rows, skipped = [], []
         for number, line in enumerate(lines, start=1):
             if not line.strip():
-                raise CorruptStore(f"{self.path}: line {number} is empty")
+                raise CorruptStore(f"{self.path}: line {number} is empty; `bilevel-theory "
+                                   "verify --repair` moves the damaged lines aside")
             try:
-                row = json.loads(line)
+                row = decode_row(json.loads(line))
             except (json.JSONDecodeError, UnicodeDecodeError) as err:
-                raise CorruptStore(f"{self.path}: line {number} is not valid JSON ({err})") \
-                    from None
+                raise CorruptStore(f"{self.path}: line {number} is not valid JSON ({err}); "
+                                   "`bilevel-theory verify --repair` moves the damaged lines "
+                                   "aside and recomputes their points") from None
             except RecursionError:
                 row, problem = None, "is nested too deeply to be a row"
             else:
@@ -443,6 +562,51 @@ class ResultsStore:
         self.skipped = skipped
         self._cache = (key, rows)
         return rows
+
+    def repair(self) -> tuple[int, Path | None]:
+        """Move the lines that are not valid JSON (empty ones and a cut-short last line
+        included) to ``results.jsonl.corrupt-<UTC timestamp>`` and keep every other line, in
+        order (atomic rename, under the writer lock); their points are then incomplete and
+        recomputed by the next run.  Returns ``(lines moved, that file)``; ``(0, None)`` when
+        nothing is damaged."""
+        with self.writer(), _GUARD:
+            try:
+                fd = open_regular(self.path, os.O_RDONLY)
+            except FileNotFoundError:
+                return 0, None
+            try:
+                with os.fdopen(os.dup(fd), "rb") as fh:
+                    data = fh.read()
+                mode = stat.S_IMODE(os.fstat(fd).st_mode)
+            finally:
+                os.close(fd)
+            lines = data.split(b"\n")
+            tail = lines.pop()
+            good, bad = [], []
+            for line in lines:
+                try:
+                    json.loads(line)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    bad.append(line)
+                    continue
+                except RecursionError:  # valid JSON, not a row: skipped by the reader
+                    pass
+                good.append(line)
+            bad += [tail] if tail else []  # a write cut short
+            if not bad:
+                return 0, None
+            stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+            moved = self.path.with_name(f"{FILENAME}.corrupt-{stamp}")
+            n = 1
+            while moved.exists() or moved.is_symlink():
+                n += 1
+                moved = self.path.with_name(f"{FILENAME}.corrupt-{stamp}-{n}")
+            _write_new(moved, b"".join(line + b"\n" for line in bad), 0o644, exclusive=True)
+            tmp = self.path.with_name(f".{FILENAME}.{os.getpid()}.repair")
+            _write_new(tmp, b"".join(line + b"\n" for line in good), mode)
+            os.replace(tmp, self.path)
+            self._cache = None
+            return len(bad), moved
 
     def rows(self, claim: str | None = None, budget: str | None = None,
              config_hash: str | None = None, base_seed: int | None = None,

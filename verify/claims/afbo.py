@@ -46,7 +46,7 @@ from bilevel_theory.afbo import BoundedDelay, Stragglers, aphe, theorem_schedule
 from bilevel_theory.problems import QuadraticBilevel
 from bilevel_theory.problems.families import Dense, EigenScaled, RankOne, Shared
 
-from ..claim import Mutant, per_budget
+from ..claim import Condition, Mutant, per_budget
 from ..kit import PaperClaims, law, ledger_totals, per_replicate
 
 P = PaperClaims("afbo")
@@ -56,13 +56,15 @@ POPULATION = 4          # distinct clients; m = POPULATION · copies
 M_DEFAULT = 4           # clients in the sweeps over T
 K_INNER = 5             # inner steps K^t (a constant)
 SIGMA = 1.0             # gradient noise std
-ETA_SC = 0.5            # c in η = c/√T (strongly convex)
-ETA_NC = 0.5            # c in η = c√(m/T) (nonconvex, sweep in T)
+ETA_SC = 0.5            # c in η = c/√T on the population (the claims that leave η ≤ a_1)
 ETA_M = 0.25            # c in η = c√(m/T) (the (m, T) speedup experiment)
 M_SPEEDUP = (4, 8, 16, 32)  # clients of the (m, T) experiment, at every T
 DELAY = 3               # BoundedDelay(τ_M)
-T_CAP = 3200            # largest T of any grid: the random truncation uses N(T_CAP) ≥ N(T)
+T_MIN = 400             # smallest T of the rate claims: η(T_MIN) = a_1, so η ≤ a_1 for T ≥ T_MIN
+T_CAP = 6400            # largest T of the rate grids: the random truncation uses N(T_CAP) ≥ N(T)
+T_CAP_OUTSIDE = 3200    # the same for the claims run at c = ETA_SC on the population
 TAIL = 0.5              # E‖x^T − x*‖² is averaged over t ≥ (1 − TAIL)·T
+INDIRECT_OFF_SCALE = 1e12  # Neumann scale ℓ with which (1/ℓ)Σ_{n<N}(I − Ĥ/ℓ)^n ≈ N/ℓ ≈ 0
 BIAS_POINTS_SEED = 20240
 T_FLOOR = 400           # rounds of the staleness runs
 FLOOR_STEP_DIV = 4      # the staleness runs use η = a_1 / FLOOR_STEP_DIV (≤ a_1: admissible)
@@ -108,10 +110,48 @@ def problem(clients: int = M_DEFAULT, noise: float = SIGMA) -> QuadraticBilevel:
                          "hessian_noise": 0.0, "tiled_from": POPULATION})
 
 
-def _schedule(T: int, m: int, case: str, c: float, K: int = K_INNER) -> dict:
-    C = problem(m).constants
+@functools.lru_cache(maxsize=4)
+def rate_problem(noise: float = SIGMA) -> QuadraticBilevel:
+    """The rate claims' instance: 4 clients, κ = 1, coupling 1, ``upper_mu = 4`` (κ_g ≈ 2.34:
+    strong coupling, so the indirect term −∇²_{xy}g[∇²_{yy}g]⁻¹∇_y f is large), gradient noise
+    std ``noise``, exact second-order products.  Its ``a_1μ_Φ ≈ 0.012`` (the population's is
+    0.0045) lets ``T ≥ T_MIN = 400`` rounds at ``η ≤ a_1`` reach the stationary regime."""
+    return QuadraticBilevel.random(clients=M_DEFAULT, dim_x=3, dim_y=3, kappa=1.0,
+                                   heterogeneity=1.0, noise=float(noise), hessian_noise=0.0,
+                                   seed=1, upper_mu=4.0, coupling=1.0, storage="structured")
+
+
+def theorem_a1(constants) -> float:
+    """Thm 4.1's step cap ``a_1 = 1/(2L_f + 4M_fL_y + 2M_fL_yα/(L_yα))`` read as
+    ``1/(2L_f + 4M_fL_y + 2M_f)`` (AFBO-R6)."""
+    C = constants
+    return 1.0 / (2.0 * C["L_f"] + 4.0 * C["M_f"] * C["L_y"] + 2.0 * C["M_f"])
+
+
+def theorem_a2_min(constants) -> float:
+    """The smallest ``a_2 = 5M_fL_y/μ_g + αL_yD̂_fa_1/(2μ_g)`` of Thm 4.1 over its free
+    ``α > 0`` and ``D̂_f ≥ 0``: ``5M_fL_y/μ_g`` (AFBO-R12)."""
+    C = constants
+    return 5.0 * C["M_f"] * C["L_y"] / C["mu_g"]
+
+
+def rate_eta_scale(case: str = "strongly_convex", m: int = M_DEFAULT) -> float:
+    """The ``c`` of Cor. 4.1's ``η = c/√T`` (``c√(m/T)``, nonconvex) with ``η(T_MIN) = a_1``
+    on :func:`rate_problem`: ``η ≤ a_1`` at every ``T ≥ T_MIN``."""
+    a1 = theorem_a1(rate_problem().constants)
+    return a1 * math.sqrt(T_MIN / (1.0 if case == "strongly_convex" else m))
+
+
+def _schedule(T: int, m: int, case: str, c: float, K: int = K_INNER, p=None) -> dict:
+    C = (problem(m) if p is None else p).constants
     return theorem_schedule(T, m, K, case=case, eta_scale=c, kappa_g=C["kappa_g"],
                             beta_max=1.0 / (2.0 * C["ell_g1"]))
+
+
+def _rate_schedule(T: int, case: str = "strongly_convex") -> dict:
+    """Cor. 4.1's schedule on :func:`rate_problem` inside Thm 4.1's ``η ≤ a_1``
+    (:func:`rate_eta_scale`), ``m = 4``, ``K = 5``."""
+    return _schedule(T, M_DEFAULT, case, rate_eta_scale(case), p=rate_problem())
 
 
 def _out(value, trace) -> dict:
@@ -129,44 +169,55 @@ def _decaying(T: int, eta: float, mu: float):
 
 
 def _sc_run(T, replicates, seed, backend, truncation, *, name="afbo", delay=None, local=None,
-            noise=SIGMA, step="constant", aligned=True):
+            noise=SIGMA, step="constant", aligned=True, indirect=True, admissible=True):
     """AFBO (or ``name``) at Cor. 4.1's strongly convex schedule, ``T`` rounds from
-    ``(x*, y*(x*))``, ``m = M_DEFAULT``."""
+    ``(x*, y*(x*))``, ``m = 4``: on :func:`rate_problem` at ``η = c/√T ≤ a_1``
+    (``admissible=False``: on the population at ``c = ETA_SC``, outside ``η ≤ a_1``).
+    Mutations: ``step`` (``"decaying"``: :func:`_decaying`; ``"cube_root"``: ``η = c/T^{1/3}``)
+    and ``indirect=False`` (the Neumann estimate scaled away, ``ℓ = INDIRECT_OFF_SCALE``: the
+    hypergradient estimate is ``∇ₓf`` alone)."""
     T, m = int(T), M_DEFAULT
-    sc = _schedule(T, m, "strongly_convex", ETA_SC)
+    if admissible:
+        p, cap = rate_problem(noise), T_CAP
+        sc, ncap = _rate_schedule(T), _rate_schedule(cap)["neumann_steps"]
+    else:
+        p, cap = problem(m, noise=noise), T_CAP_OUTSIDE
+        sc = _schedule(T, m, "strongly_convex", ETA_SC)
+        ncap = _schedule(cap, m, "strongly_convex", ETA_SC)["neumann_steps"]
     if truncation == "fixed":
         sc.pop("neumann_steps")  # U = m, as written
-    elif truncation == "random":
-        sc["neumann_steps"] = _schedule(T_CAP, m, "strongly_convex", ETA_SC)["neumann_steps"]
-    p = problem(m, noise=noise)
+    elif truncation == "random" or admissible:
+        sc["neumann_steps"] = ncap  # N(T_cap) ≥ N(T): the same estimator at every T
     if step == "decaying":
         sc["outer_step"] = _decaying(T, sc["outer_step"], p.constants["mu_phi"])
-    extra = {}
+    elif step == "cube_root":
+        sc["outer_step"] = sc["outer_step"] * math.sqrt(T) / T ** (1.0 / 3.0)
+    extra = {} if indirect else {"neumann_scale": INDIRECT_OFF_SCALE}
     if local is not None:
-        extra = dict(local_iterations=local, local_step=sc["inner_step"], aligned=aligned)
+        extra.update(local_iterations=local, local_step=sc["inner_step"], aligned=aligned)
     return run(name, p, rounds=T, replicates=replicates, seed=seed, backend=backend,
                delay=BoundedDelay(DELAY) if delay is None else delay, inner_steps=K_INNER,
                truncation=truncation, x0=p.x_star, y0=p.y_star(p.x_star), **sc, **extra)
 
 
-def _distance(trace) -> np.ndarray:
+def _distance(trace, p=None) -> np.ndarray:
     """``E‖x^T − x*‖²`` per replicate: the mean of ``‖x^t − x*‖²`` over ``t ≥ (1 − TAIL)T``."""
-    d = trace.distance_to(problem().x_star)
+    d = trace.distance_to((rate_problem() if p is None else p).x_star)
     return d[:, int(math.ceil((1.0 - TAIL) * trace.rounds)):].mean(axis=1)
 
 
 def _hypergradient_noise(truncation: str = "random") -> float:
-    """The variance ``s²`` of the server's mean hypergradient per round at ``(x*, y*(x*))`` from
-    three independent zero-mean sources of a synchronous round (a lower bound: the held
-    noise of delayed clients and the lower level's noise only add to it): the clients' fresh
-    ``∇ₓf`` noise ``σ²/m``; the table's ``∇_y f`` noise through ``M̄B̄``,
-    ``σ²‖M̄B̄‖_F²/(m d_y)``; and, for the random truncation, the chains' independent draws
-    ``(1/m) E_k‖v̄(M_k − M̄)B̄‖²`` with ``M_k = (N/ℓ)(I − Ā/ℓ)^k``, ``k ~ U{0..N−1}``, ``M̄``
-    their mean (the truncated series) and ``v̄ = ∇_y f̄(x*, y*(x*))``."""
-    p = problem(M_DEFAULT)
+    """The variance ``s²`` of the server's mean hypergradient per round at ``(x*, y*(x*))`` of
+    :func:`rate_problem` from three independent zero-mean sources of a synchronous round (a
+    lower bound: the held noise of delayed clients and the lower level's noise only add to
+    it): the clients' fresh ``∇ₓf`` noise ``σ²/m``; the table's ``∇_y f`` noise through
+    ``M̄B̄``, ``σ²‖M̄B̄‖_F²/(m d_y)``; and, for the random truncation, the chains' independent
+    draws ``(1/m) E_k‖v̄(M_k − M̄)B̄‖²`` with ``M_k = (N/ℓ)(I − Ā/ℓ)^k``, ``k ~ U{0..N−1}``,
+    ``M̄`` their mean (the truncated series) and ``v̄ = ∇_y f̄(x*, y*(x*))``."""
+    p = rate_problem()
     C, cl, m = p.constants, p.closed_form, M_DEFAULT
     ell, A, B = C["ell_g1"], cl.A, cl.B
-    N = _schedule(T_CAP, m, "strongly_convex", ETA_SC)["neumann_steps"]
+    N = _rate_schedule(T_CAP)["neumann_steps"]
     powers = [np.linalg.matrix_power(np.eye(p.dim_y) - A / ell, k) for k in range(N)]
     Mbar = sum(powers) / ell
     xs = p.x_star
@@ -181,8 +232,8 @@ def sgd_floor(T) -> float:
     """AFBO-L2's closed-form lower bound at Cor. 4.1's ``η = c/√T``: the stationary
     ``E‖x − x*‖²`` of constant-step SGD with curvature ``≤ L_Φ`` driven by independent noise of
     variance ``s²`` per step (:func:`_hypergradient_noise`), ``ηs²/(L_Φ(2 − ηL_Φ))``."""
-    C = problem().constants
-    eta = _schedule(int(T), M_DEFAULT, "strongly_convex", ETA_SC)["outer_step"]
+    C = rate_problem().constants
+    eta = _rate_schedule(int(T))["outer_step"]
     L = C["L_phi"]
     return eta * _hypergradient_noise() / (L * (2.0 - eta * L))
 
@@ -190,18 +241,29 @@ def sgd_floor(T) -> float:
 def sc_noise_free(T, replicates, seed, backend="numpy", *, truncation="fixed"):
     """``E‖x^T − x*‖²`` on noise-free gradients (``σ_f = σ_g = 0``, Assumption 4.4 allows it),
     AFBO as written (``U = m``) unless ``truncation`` says otherwise (``"series"``: FedMBO's
-    scaled random truncation in expectation, ``N = ⌈κ_g log T⌉``)."""
+    scaled random truncation in expectation, ``N = ⌈κ_g log T_cap⌉``)."""
     tr = _sc_run(T, replicates, seed, backend, truncation, noise=0.0)
     return _out(_distance(tr), tr)
 
 
-def sc_random(T, replicates, seed, backend="numpy", *, step="constant", truncation="random"):
-    """``E‖x^T − x*‖²``, random truncation with ``N = ⌈κ_g log T_cap⌉`` (≥ the schedule's),
-    η = c/√T (``step="decaying"``: :func:`_decaying`); ``floor``: :func:`sgd_floor`."""
-    tr = _sc_run(T, replicates, seed, backend, truncation, step=step)
+def sc_random(T, replicates, seed, backend="numpy", *, step="constant", truncation="random",
+              indirect=True):
+    """``E‖x^T − x*‖²`` at η = c/√T ≤ a_1 (``step``: :func:`_sc_run`), the random truncation
+    with ``N = ⌈κ_g log T_cap⌉`` (≥ the schedule's) or ``truncation``; ``floor``:
+    :func:`sgd_floor`."""
+    tr = _sc_run(T, replicates, seed, backend, truncation, step=step, indirect=indirect)
     out = _out(_distance(tr), tr)
     out["floor"] = per_replicate(sgd_floor(T), replicates)
     return out
+
+
+def sc_theorem(T, replicates, seed, backend="numpy", *, step="constant", truncation="series",
+               indirect=True):
+    """:func:`sc_random` with the series truncation (the random one's expectation, whose
+    chains add no noise of their own: Thm 4.1(a)'s ``T^{−1/2}`` is resolved with fewer
+    replicates)."""
+    return sc_random(T, replicates, seed, backend, step=step, truncation=truncation,
+                     indirect=indirect)
 
 
 def sc_floor_check(T, replicates, seed, backend="numpy"):
@@ -212,15 +274,20 @@ def sc_floor_check(T, replicates, seed, backend="numpy"):
     return out
 
 
-def nc_rate_T(T, replicates, seed, backend="numpy", *, truncation="series"):
-    """``(1/T) Σ_{t<T} ‖∇Φ(x^t)‖²`` at η = c√(m/T) from the default start, series truncation
-    ``N = ⌈κ_g log T⌉`` (``truncation="fixed"``: APHE as written), ``m = M_DEFAULT``."""
-    T, m = int(T), M_DEFAULT
-    sc = _schedule(T, m, "nonconvex", ETA_NC)
+def nc_rate_T(T, replicates, seed, backend="numpy", *, truncation="series", indirect=True):
+    """``(1/T) Σ_{t<T} ‖∇Φ(x^t)‖²`` on :func:`rate_problem` at η = c√(m/T) ≤ a_1
+    (:func:`rate_eta_scale`) from the default start, series truncation ``N = ⌈κ_g log T⌉``
+    (``truncation="fixed"``: APHE as written; ``indirect=False``: the Neumann estimate scaled
+    away), ``m = 4``."""
+    T = int(T)
+    sc = _rate_schedule(T, "nonconvex")
     if truncation == "fixed":
         sc.pop("neumann_steps")
-    tr = run("afbo", problem(m), rounds=T, replicates=replicates, seed=seed, backend=backend,
-             delay=BoundedDelay(DELAY), inner_steps=K_INNER, truncation=truncation, **sc)
+    if not indirect:
+        sc["neumann_scale"] = INDIRECT_OFF_SCALE
+    tr = run("afbo", rate_problem(), rounds=T, replicates=replicates, seed=seed,
+             backend=backend, delay=BoundedDelay(DELAY), inner_steps=K_INNER,
+             truncation=truncation, **sc)
     return _out(tr.average_stationarity(), tr)
 
 
@@ -272,13 +339,6 @@ def floor_problem() -> QuadraticBilevel:
                                    coupling=0.25, storage="structured")
 
 
-def theorem_a1(constants) -> float:
-    """Thm 4.1's step cap ``a_1 = 1/(2L_f + 4M_fL_y + 2M_fL_yα/(L_yα))`` read as
-    ``1/(2L_f + 4M_fL_y + 2M_f)`` (AFBO-R6)."""
-    C = constants
-    return 1.0 / (2.0 * C["L_f"] + 4.0 * C["M_f"] * C["L_y"] + 2.0 * C["M_f"])
-
-
 def floor_step() -> float:
     """The staleness runs' constant step ``η = a_1/4`` (admissible: ``η ≤ a_1``)."""
     return theorem_a1(floor_problem().constants) / FLOOR_STEP_DIV
@@ -312,6 +372,29 @@ def _sync_floor(replicates: int, backend: str) -> float:
     return float(tr.average_stationarity().mean())
 
 
+def staleness_theorem_bound(tau_bar: float) -> float:
+    """Thm 4.1(b)'s right-hand side (``afbo.thm41b``) for the staleness runs at mean outer
+    delay ``τ̄``, at its tightest admissible point: ``W⁰ − W* = 0`` (the runs start at
+    ``(x*, y*(x*))``), ``D̂_f = σ̂_f = σ_f²`` (AFBO-R10), the runs' ``η, T, N`` and
+    ``Σ_kβ² = Kβ²``, and the free ``α`` at the minimiser ``√(σ̂_f/(4mD̂_f²Σ_kβ²))`` of the
+    two terms it enters, capped so that ``a_2(α) ≤ T/(2ℓ_{g,1}η)`` (AFBO-R12)."""
+    p = floor_problem()
+    C, m, eta = p.constants, p.clients, floor_step()
+    sc = theorem_schedule(T_FLOOR, m, K_INNER, case="nonconvex", kappa_g=C["kappa_g"],
+                          beta_max=1.0 / (2.0 * C["ell_g1"]))
+    B, D = K_INNER * sc["inner_step"] ** 2, C["sigma_f2"]
+    a1, a2 = theorem_a1(C), theorem_a2_min(C)
+    alpha_max = (T_FLOOR / (2 * C["ell_g1"] * eta) - a2) * 2 * C["mu_g"] / (C["L_y"] * D * a1)
+    alpha = min(math.sqrt(D / (4 * m * D**2 * B)), alpha_max)
+    expr = R_.BOUNDS["afbo.thm41b"].expr
+    vals = {"B_beta": B, "D_hat_f": D, "sigma_hat_f": D, "L_f": C["L_f"], "L_y": C["L_y"],
+            "M_f": C["M_f"], "N": sc["neumann_steps"], "T": T_FLOOR, "W_0": 0.0,
+            "alpha": alpha, "ell_f1": C["ell_f1"], "eta": eta, "kappa_g": C["kappa_g"],
+            "m": m, "sigma_g": math.sqrt(C["sigma_g2"]), "sigma_g1": math.sqrt(C["sigma_g12"]),
+            "tau_bar": float(tau_bar)}
+    return float(expr.subs({sym: vals[sym.name] for sym in expr.free_symbols}))
+
+
 def staleness_excess(excess, replicates, seed, backend="numpy", *, stale_weighting="none"):
     """``(1/T) Σ_{t<T} ‖∇Φ(x^t)‖²`` at mean outer delay ``τ̄ = 1 + excess`` (outer delays
     ``BoundedDelay(3τ̄ − 2)``: uniform gaps, mean paper delay ``τ̄``; synchronous inner loop)
@@ -321,7 +404,10 @@ def staleness_excess(excess, replicates, seed, backend="numpy", *, stale_weighti
     tau_bar = 1.0 + float(excess)
     tr = _floor_run(int(round(3 * tau_bar - 2)), replicates, seed, backend, stale_weighting)
     C = floor_problem().constants
-    out = _out(tr.average_stationarity() - _sync_floor(replicates, backend), tr)
+    F = tr.average_stationarity()
+    out = _out(F - _sync_floor(replicates, backend), tr)
+    out["stationarity"] = F
+    out["thm41b_bound"] = per_replicate(staleness_theorem_bound(tau_bar), replicates)
     out["tau_mean"] = tr.extras["tau_mean"].mean(axis=0)
     out["delay_term"] = per_replicate(3 * C["L_f"] * floor_step() * C["sigma_f2"]
                                       * (tau_bar + 4.0 / floor_problem().clients), replicates)
@@ -337,11 +423,11 @@ def no_bias_contrast(T, replicates, seed, backend="numpy", *, naive=False):
     ``Stragglers(0.25, slowdown=5)`` (bounded delays, ``τ_M = 5``), η = c/√T, series
     truncation ``N = ⌈κ_g log T⌉``."""
     a = _sc_run(T, replicates, seed, backend, "series", delay=STRAGGLERS,
-                name="afbo_naive" if naive else "afbo")
+                name="afbo_naive" if naive else "afbo", admissible=False)
     b = _sc_run(T, replicates, seed + 1, backend, "series", name="afbo_naive",
-                delay=STRAGGLERS)
-    out = _out(_distance(a), a)
-    out["contrast"] = _distance(b)
+                delay=STRAGGLERS, admissible=False)
+    out = _out(_distance(a, problem()), a)
+    out["contrast"] = _distance(b, problem())
     out["diverged"] = a.diverged | b.diverged
     return out
 
@@ -351,8 +437,9 @@ def hetero_local(T, replicates, seed, backend="numpy", *, aligned=True):
     local SGD steps of size β, the aligned update ``(1/E_i)Σ_e`` (``aligned=False``: the sum
     ``Σ_e``), η = c/√T, series truncation ``N = ⌈κ_g log T⌉``."""
     E = np.tile(np.asarray(LOCAL_E), M_DEFAULT // POPULATION)
-    tr = _sc_run(T, replicates, seed, backend, "series", local=E, aligned=aligned)
-    return _out(_distance(tr), tr)
+    tr = _sc_run(T, replicates, seed, backend, "series", local=E, aligned=aligned,
+                 admissible=False)
+    return _out(_distance(tr, problem()), tr)
 
 
 def _aphe_bias(m, replicates, seed, backend, truncation):
@@ -415,9 +502,111 @@ THM_B_M = float(R_.exponent_at_order(R_.BOUNDS["afbo.thm41b_cor41_schedule"].exp
 FLOOR_EXPONENT = float(R_.leading_exponent(R_.BOUNDS["afbo.sgd_floor"].expr, "T"))  # −1/2
 
 
+# ============================================================================ conditions
+def theorem_conditions(constants, eta, beta, *, rounds=float, K=K_INNER, neumann=None,
+                       strongly_convex=False, eta_inside=True, eta_note="",
+                       neumann_inside=True, neumann_note="") -> tuple[Condition, ...]:
+    """Thm 4.1's and Cor. 4.1's hypotheses on the step sizes, as :class:`Condition` s of the
+    sweep value ``x``: ``eta(x)``, ``beta(x)``, ``rounds(x)`` (``T``), ``neumann(x)`` (``N``,
+    or ``None`` when the claim's estimator has no ``N``), with the instance's ``constants``.
+
+    * ``η ≤ a_1`` (:func:`theorem_a1`, AFBO-R6);
+    * ``η ≤ T/(2ℓ_{g,1}a_2)`` at the smallest ``a_2`` (:func:`theorem_a2_min`, AFBO-R12);
+    * ``β < a_2η/T`` for an admissible ``a_2``: with ``α`` free, ``a_2`` ranges up to
+      ``T/(2ℓ_{g,1}η)``, so the condition is ``β < 1/(2ℓ_{g,1})`` (Lemma 4.2's, AFBO-R12);
+    * ``K^tβ² ≤ 1/T`` (Cor. 4.1); ``N ≥ ⌈κ_g log T⌉`` (Cor. 4.1's ``N = O(log T)``, AFBO-R9);
+    * strongly convex: ``ημ_Φ < 1`` (Thm 4.1(a))."""
+    C = constants
+    a1, a2, ell = theorem_a1(C), theorem_a2_min(C), C["ell_g1"]
+    out = [
+        Condition("η ≤ a_1 = 1/(2L_f + 4M_fL_y + 2M_f) (Thm 4.1; AFBO-R6)", eta, a1,
+                  inside=eta_inside, note=eta_note or f"a_1 = {a1:.4g} on the claim's instance"),
+        Condition("η ≤ T/(2ℓ_{g,1}a_2), a_2 ≥ 5M_fL_y/μ_g (Thm 4.1; AFBO-R12)", eta,
+                  lambda x: rounds(x) / (2.0 * ell * a2), inside=eta_inside,
+                  note=f"smallest a_2 = {a2:.4g}" + ("" if eta_inside else f"; {eta_note}")),
+        Condition("β < a_2η/T for an admissible a_2, i.e. β < 1/(2ℓ_{g,1}) (Thm 4.1, "
+                  "Lemma 4.2; AFBO-R12)", beta, 1.0 / (2.0 * ell),
+                  note="α free: a_2 ranges up to T/(2ℓ_{g,1}η)"),
+        Condition("K^tβ² ≤ 1/T (Cor. 4.1)", lambda x: K * beta(x) ** 2,
+                  lambda x: 1.0 / rounds(x)),
+    ]
+    if neumann is not None:
+        out.append(Condition("N ≥ ⌈κ_g log T⌉ (Cor. 4.1: N = O(log T); AFBO-R9)", neumann,
+                             lambda x: math.ceil(C["kappa_g"] * math.log(rounds(x))),
+                             relation=">=", inside=neumann_inside, note=neumann_note))
+    if strongly_convex:
+        out.append(Condition("ημ_Φ < 1 (Thm 4.1(a))", lambda x: eta(x) * C["mu_phi"], 1.0))
+    return tuple(out)
+
+
+_RC = rate_problem().constants
+_AS_WRITTEN_N = dict(neumann=lambda x: M_DEFAULT, neumann_inside=False,
+                     neumann_note="APHE as written fixes U = m = 4 (AFBO-L1): the finding's "
+                                  "subject")
+COND_SC = theorem_conditions(
+    _RC, lambda T: _rate_schedule(int(T))["outer_step"],
+    lambda T: _rate_schedule(int(T))["inner_step"],
+    neumann=lambda T: _rate_schedule(T_CAP)["neumann_steps"], strongly_convex=True)
+COND_SC_AS_WRITTEN = theorem_conditions(
+    _RC, lambda T: _rate_schedule(int(T))["outer_step"],
+    lambda T: _rate_schedule(int(T))["inner_step"], strongly_convex=True, **_AS_WRITTEN_N)
+COND_NC = theorem_conditions(
+    _RC, lambda T: _rate_schedule(int(T), "nonconvex")["outer_step"],
+    lambda T: _rate_schedule(int(T), "nonconvex")["inner_step"],
+    neumann=lambda T: _rate_schedule(int(T), "nonconvex")["neumann_steps"])
+_OUTSIDE_NOTE = ("the claim tests where the aggregation converges (its limit point), not "
+                 "Thm 4.1's rate; it runs at c = 0.5 on the population, where η = 0.5/√T "
+                 "exceeds a_1 ≈ 0.0036 for every T < 19 000")
+COND_OUTSIDE = theorem_conditions(
+    problem().constants,
+    lambda T: _schedule(int(T), M_DEFAULT, "strongly_convex", ETA_SC)["outer_step"],
+    lambda T: _schedule(int(T), M_DEFAULT, "strongly_convex", ETA_SC)["inner_step"],
+    neumann=lambda T: _schedule(int(T), M_DEFAULT, "strongly_convex", ETA_SC)["neumann_steps"],
+    strongly_convex=True, eta_inside=False, eta_note=_OUTSIDE_NOTE)
+
+
+def _speedup_eta(T: float, m: int = max(M_SPEEDUP)) -> float:
+    return _schedule(int(T), m, "nonconvex", ETA_M)["outer_step"]
+
+
+_SPEEDUP_OUTSIDE = (
+    "outside for every T: Cor. 4.1's m-independent part is the limit m → ∞ of its form at "
+    "η = c√(m/T), and η = c√(m/T) ≤ a_1 holds only for m ≤ a_1²T/c², so the limit lies "
+    "outside Thm 4.1's hypotheses at every T and every c; the experiment runs at the "
+    "paper's own step form (c = 0.25, η up to 0.2 at m = 32, a_1 ≈ 0.0036)")
+COND_SPEEDUP = theorem_conditions(
+    problem().constants, _speedup_eta,
+    lambda T: _schedule(int(T), max(M_SPEEDUP), "nonconvex", ETA_M)["inner_step"],
+    neumann=lambda T: _schedule(int(T), max(M_SPEEDUP), "nonconvex", ETA_M)["neumann_steps"],
+    eta_inside=False, eta_note=_SPEEDUP_OUTSIDE)
+
+
+def _floor_conditions() -> tuple[Condition, ...]:
+    p = floor_problem()
+    sc = theorem_schedule(T_FLOOR, p.clients, K_INNER, case="nonconvex",
+                          kappa_g=p.constants["kappa_g"],
+                          beta_max=1.0 / (2.0 * p.constants["ell_g1"]))
+    return theorem_conditions(p.constants, lambda x: floor_step(),
+                              lambda x: sc["inner_step"], rounds=lambda x: T_FLOOR,
+                              neumann=lambda x: sc["neumann_steps"])
+
+
+def _estimator_conditions(p) -> tuple[Condition, ...]:
+    """The estimator claims' hypotheses: APHE's scale ``ℓ = ℓ_{g,1}`` bounds the Hessian
+    (Assumption 4.1) and ``μ_g > 0`` (Assumption 4.2), so ``0 ≺ Ĥ/ℓ ⪯ I``."""
+    C = p.constants
+    return (Condition("μ_g > 0 (Assumption 4.2)", C["mu_g"], 0.0, relation=">="),
+            Condition("‖∇²_{yy}g‖ ≤ ℓ = ℓ_{g,1} (Assumption 4.1)",
+                      float(np.linalg.eigvalsh(p.closed_form.A).max()), C["ell_g1"]))
+
+
 # ============================================================================ claims
-T_GRID = per_budget([50, 100, 200, 400], [50, 100, 200, 400, 800, 1600],
-                    [50, 100, 200, 400, 800, 1600, 3200])
+T_GRID = per_budget([T_MIN, 2 * T_MIN, 4 * T_MIN], [T_MIN, 2 * T_MIN, 4 * T_MIN, 8 * T_MIN],
+                    [T_MIN, 2 * T_MIN, 4 * T_MIN, 8 * T_MIN, 16 * T_MIN])
+#: The grid of the claims that run outside η ≤ a_1 (no_bias_bounded_delays,
+#: heterogeneous_local_iterations).
+T_GRID_OUTSIDE = per_budget([50, 100, 200, 400], [50, 100, 200, 400, 800, 1600],
+                            [50, 100, 200, 400, 800, 1600, 3200])
 #: The (m, T) experiment's T grid.  Smoke uses the standard grid: up to T = 200 the verdicts
 #: of both speedup findings depended on the seed and on the noise law (exponents −0.66 to
 #: −0.91 over three seeds and three laws against the claimed ≤ −0.9, and the synchronous
@@ -429,10 +618,16 @@ EXCESS_GRID = per_budget([1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 7, 11, 15],
                          [1, 2, 3, 4, 5, 7, 11, 15, 23, 31])
 U_GRID = per_budget(range(4, 41, 4), range(4, 41, 4), range(4, 49, 4))
 
-SC_SCHED = ("η = c/√T (c = 0.5), β = min(1/(2ℓ_{g,1}), 1/√(KT)), K = 5, m = 4, "
-            "start (x*, y*(x*)), E‖x^T − x*‖² averaged over t ≥ T/2")
-RANDOM = ("random truncation N_i ~ U{0..N−1} with N = ⌈κ_g log 3200⌉ at every T (≥ the "
+SC_SCHED = (f"rate_problem() (m = 4, κ = 1, coupling 1, upper_mu 4: κ_g ≈ {_RC['kappa_g']:.2f}); "
+            f"η = c/√T with c = a_1√{T_MIN} (η ≤ a_1 = {theorem_a1(_RC):.3g} for T ≥ {T_MIN}), "
+            "β = min(1/(2ℓ_{g,1}), 1/√(KT)), K = 5, start (x*, y*(x*)), E‖x^T − x*‖² "
+            "averaged over t ≥ T/2")
+SC_SCHED_OUTSIDE = ("η = c/√T (c = 0.5, outside η ≤ a_1), β = min(1/(2ℓ_{g,1}), 1/√(KT)), "
+                    "K = 5, m = 4, start (x*, y*(x*)), E‖x^T − x*‖² averaged over t ≥ T/2")
+RANDOM = (f"random truncation N_i ~ U{{0..N−1}} with N = ⌈κ_g log {T_CAP}⌉ at every T (≥ the "
           "schedule's ⌈κ_g log T⌉, so b² ≲ 1/T throughout; AFBO-R9)")
+SERIES_CAP = (f"series truncation (the random one's expectation), N = ⌈κ_g log {T_CAP}⌉ at "
+              "every T (AFBO-R9)")
 SERIES_T = "series truncation (the random one's expectation), N = ⌈κ_g log T⌉ (AFBO-R9)"
 _KG = problem().constants["kappa_g"]
 _WIN = staleness_window()
@@ -463,12 +658,12 @@ CLAIMS = [
         schedule="noise-free APHE at random (x, y), one per replicate, the same points for "
                  "every m; m clients (m/4 copies of the population: the same Hessians for "
                  "every m), U = m products, ℓ = ℓ_{g,1}",
-        touches=("AFBO-R3", "AFBO-R7"),
+        touches=("AFBO-R3", "AFBO-R7"), conditions=_estimator_conditions(problem()),
         mutants=(Mutant("fedmbo_scaling",
                         "FedMBO's PHE scaling: random truncation N_i ~ U{0..N−1} with the N/ℓ "
                         "scale, in expectation (the truncated series, N = m); its bias is the "
                         "Neumann remainder, within b",
-                        {"truncation": "series"}),),
+                        {"truncation": "series"}, kind="repair"),),
     ),
     P.claim(
         "aphe_bias_series", role="control",
@@ -484,7 +679,7 @@ CLAIMS = [
                       "κ_g) of it per step)",
         schedule="noise-free APHE at random (x, y); series truncation (1/ℓ)Σ_{n<N}(I − Ĥ/ℓ)^n "
                  "(the expectation of FedNest/FedMBO's random truncation) with N = m",
-        touches=("AFBO-R7",),
+        touches=("AFBO-R7",), conditions=_estimator_conditions(problem()),
     ),
     P.claim(
         "strongly_convex_rate", role="finding",
@@ -500,12 +695,12 @@ CLAIMS = [
                 "step schedule: E‖x^T − x*‖² tends to ‖x̃ − x*‖² > 0 (slope 0 in T)."),
         schedule=f"{SC_SCHED}; noise-free gradients (σ = 0); BoundedDelay(3); APHE as "
                  "written: fixed truncation U = m = 4",
-        touches=("AFBO-R3", "AFBO-R5"),
+        touches=("AFBO-R3", "AFBO-R5"), conditions=COND_SC_AS_WRITTEN,
         mutants=(Mutant("fedmbo_scaling",
-                        "FedMBO's scaled random truncation in expectation (series, N = ⌈κ_g "
-                        "log T⌉): the bias is (1 − 1/κ_g)^N, so ‖x̃_N − x*‖² decays faster than "
-                        "1/T",
-                        {"truncation": "series"}),),
+                        f"FedMBO's scaled random truncation in expectation (series, N = ⌈κ_g "
+                        f"log {T_CAP}⌉): the bias is (1 − 1/κ_g)^N, negligible, and the error "
+                        "of the noise-free run vanishes",
+                        {"truncation": "series"}, kind="repair"),),
     ),
     P.claim(
         "strongly_convex_floor", role="control",
@@ -518,7 +713,7 @@ CLAIMS = [
         law=LAW_FLOOR, tolerance=0.0,
         schedule=f"{SC_SCHED}; BoundedDelay(3); {RANDOM} (the runs of "
                  "afbo.strongly_convex_rate_random_truncation)",
-        touches=("AFBO-R5", "AFBO-R9"),
+        touches=("AFBO-R5", "AFBO-R9"), conditions=COND_SC,
     ),
     P.claim(
         "strongly_convex_rate_random_truncation", role="finding",
@@ -526,7 +721,7 @@ CLAIMS = [
         statement=r"\mathbb{E}\|x^T - x^*\|^2 = \mathcal{O}(1/T)\quad(\eta = 1/\sqrt{T},"
                   r"\ K^t\beta^2 \leq 1/T,\ N = \mathcal{O}(\log T))",
         kind="at_most", variable="T", quantity=r"\mathbb{E}\|x^T - x^*\|^2",
-        measure=sc_random, grid=T_GRID, replicates=per_budget(32, 64, 128),
+        measure=sc_random, grid=T_GRID, replicates=per_budget(128, 128, 256),
         law=LAW_SC_COR, tolerance=0.1, expected="violated",
         reason=("Lemma AFBO-L2 (afbo.strongly_convex_floor): constant-step SGD x_{t+1} − x* = "
                 "(I − ηH)(x_t − x*) − ηξ_t on a quadratic with curvature H ⪯ L_ΦI and "
@@ -540,11 +735,12 @@ CLAIMS = [
                 "Thm 4.1(a) itself gives T^{−1/2} there (afbo.strongly_convex_rate_theorem); "
                 "O(1/T) needs a decaying step η_t ∝ 1/t."),
         schedule=f"{SC_SCHED}; BoundedDelay(3); {RANDOM}",
-        touches=("AFBO-R5", "AFBO-R9"),
+        touches=("AFBO-R5", "AFBO-R9"), conditions=COND_SC,
         mutants=(Mutant("decaying_step",
                         "the classical strongly convex schedule η_t = 2/(μ_Φ(t + t₀)) instead "
-                        "of the constant η = c/√T: the noise floor decays as 1/t",
-                        {"step": "decaying"}),),
+                        "of the constant η = c/√T (η_0 = η ≤ a_1): the noise floor decays as "
+                        "1/t",
+                        {"step": "decaying"}, kind="repair"),),
     ),
     P.claim(
         "strongly_convex_rate_theorem", role="confirmation",
@@ -552,14 +748,24 @@ CLAIMS = [
         statement=r"\mathbb{E}[V^T] \leq (1-\eta\mu_f)^T V^0 + \frac{C}{\eta\mu_f} = "
                   r"\mathcal{O}(T^{-1/2})\quad(\eta = 1/\sqrt{T})",
         kind="at_most", variable="T", quantity=r"\mathbb{E}\|x^T - x^*\|^2",
-        measure=sc_random, grid=T_GRID, replicates=per_budget(32, 64, 128),
+        measure=sc_theorem, grid=T_GRID, replicates=per_budget(256, 256, 512),
         law=LAW_SC_THM, tolerance=0.1,
-        schedule=f"{SC_SCHED}; BoundedDelay(3); {RANDOM}",
-        touches=("AFBO-I2", "AFBO-R5"),
+        schedule=f"{SC_SCHED}; BoundedDelay(3); {SERIES_CAP}",
+        touches=("AFBO-I2", "AFBO-R5"), conditions=COND_SC,
         mutants=(Mutant("as_written",
                         "APHE as written (fixed truncation U = m): its bias (lemma AFBO-L1) "
                         "is not the theorem's b, and the error plateaus",
-                        {"truncation": "fixed"}),),
+                        {"truncation": "fixed"}, kind="truncation"),
+                 Mutant("cube_root_step",
+                        "η = c/T^{1/3} in place of c/√T: the noise floor ∝ η decays as "
+                        "T^{−1/3}, slower than the theorem's T^{−1/2}",
+                        {"step": "cube_root"}, kind="step_exponent"),
+                 Mutant("indirect_dropped",
+                        "the hypergradient estimate without its indirect term "
+                        "−∇²_{xy}g[∇²_{yy}g]⁻¹∇_y f (Neumann scale ℓ → ∞): the iterates "
+                        "converge to the zero of ∇ₓf(x, y*(x)), away from x*, and the error "
+                        "plateaus",
+                        {"indirect": False}, kind="indirect_term")),
     ),
     P.claim(
         "nonconvex_rate_T", role="confirmation",
@@ -569,16 +775,24 @@ CLAIMS = [
                   r"\right)\quad(\eta = \sqrt{m/T})",
         kind="at_most", variable="T",
         quantity=r"\frac{1}{T}\sum_{t<T}\|\nabla\Phi(x^t)\|^2",
-        measure=nc_rate_T, grid=T_GRID, replicates=per_budget(8, 32, 64),
+        measure=nc_rate_T, grid=T_GRID, replicates=per_budget(16, 32, 64),
         law=LAW_NC_T, tolerance=0.1,
-        schedule="η = c√(m/T) (c = 0.5), β = min(1/(2ℓ_{g,1}), 1/√(KT)), K = 5, m = 4, σ = 1, "
-                 f"BoundedDelay(3), default start x⁰ = 1, y⁰ = 0; {SERIES_T}",
-        touches=("AFBO-R9",),
+        schedule=(f"rate_problem() (κ_g ≈ {_RC['kappa_g']:.2f}, coupling 1); η = c√(m/T) with "
+                  f"c = a_1√({T_MIN}/m) (η ≤ a_1 for T ≥ {T_MIN}), β = min(1/(2ℓ_{{g,1}}), "
+                  "1/√(KT)), K = 5, m = 4, σ = 1, BoundedDelay(3), default start x⁰ = 1, "
+                  f"y⁰ = 0; {SERIES_T}"),
+        touches=("AFBO-R9",), conditions=COND_NC,
         mutants=(Mutant("as_written",
                         "APHE as written (fixed truncation U = m): the hypergradient's zero is "
                         "not a stationary point of Φ, so the average stationarity tends to a "
                         "positive constant",
-                        {"truncation": "fixed"}),),
+                        {"truncation": "fixed"}, kind="truncation"),
+                 Mutant("indirect_dropped",
+                        "the hypergradient estimate without its indirect term "
+                        "−∇²_{xy}g[∇²_{yy}g]⁻¹∇_y f (Neumann scale ℓ → ∞): its zero is not a "
+                        "stationary point of Φ, and the average stationarity tends to "
+                        "‖∇Φ(x̃)‖² > 0",
+                        {"indirect": False}, kind="indirect_term")),
     ),
 ]
 
@@ -616,14 +830,14 @@ def _speedup_claim(name, delay, expected, mutant, replicates):
         replicates=replicates, law=LAW_NC_MIND, tolerance=0.1, expected=expected,
         schedule=_SPEEDUP_SCHED + ("; synchronous (every delay 1)" if delay == "sync"
                                    else "; BoundedDelay(3) outer and inner"),
-        touches=("AFBO-R9", "AFBO-R11"), mutants=(mutant,), **kw)
+        touches=("AFBO-R9", "AFBO-R11"), mutants=(mutant,), conditions=COND_SPEEDUP, **kw)
 
 
 _TRACKING_INNER = Mutant("constant_inner_step",
                          "inner step β = 1/(2ℓ_{g,1}) at every T instead of Cor. 4.1's "
                          "β = 1/√(KT): the lower level tracks y*(x^t), and the m-independent "
                          "T^{−1/2} cost of its error is gone",
-                         {"inner": "constant"})
+                         {"inner": "constant"}, kind="repair")
 
 CLAIMS += [
     _speedup_claim("linear_speedup_m", "bounded", "violated", _TRACKING_INNER,
@@ -632,7 +846,8 @@ CLAIMS += [
                    per_budget(32, 32, 64)),
     P.claim(
         "staleness_floor_vs_delay", role="confirmation",
-        source=P.cite("Thm 4.1(b) last term / Remark 2"),
+        source=P.cite("Thm 4.1(b) last term / Remark 2, the project's reading AFBO-R11",
+                      "[INFERRED]"),
         statement=r"F(\bar\tau) - F(1) \leq 3L_f\eta\hat D_f(\bar\tau - 1),\ "
                   r"F = \frac{1}{T}\sum_t\|\nabla\Phi(x^t)\|^2\quad(\eta \leq a_1)",
         kind="at_most", variable=r"\bar\tau - 1",
@@ -653,13 +868,13 @@ CLAIMS += [
                  "value is one common baseline run (2× the replicates); series truncation "
                  "N = ⌈κ_g log T⌉; instance floor_problem() (m = 4, κ = 1, coupling 0.25, "
                  "upper_mu 2)",
-        touches=("AFBO-R6", "AFBO-R10", "AFBO-R11"),
+        touches=("AFBO-R6", "AFBO-R10", "AFBO-R11"), conditions=_floor_conditions(),
         mutants=(Mutant("age_weighting",
                         "the server counts each stored update once per round it has been held "
                         "(H̄ = (1/m)Σ_i τ_iH_i, a 'delay-compensating' aggregation): the noise a "
                         "stale entry carries is amplified by its age, so the excess grows "
                         "faster than linearly in τ̄",
-                        {"stale_weighting": "age"}),),
+                        {"stale_weighting": "age"}, kind="estimator"),),
     ),
     P.claim(
         "no_bias_bounded_delays", role="confirmation",
@@ -668,16 +883,16 @@ CLAIMS += [
                   r"\mathrm{naive\ asynchronous}:\ \mathrm{plateau}",
         kind="contrast", variable="T", quantity=r"\mathbb{E}\|x^T - x^*\|^2",
         extra={"series": {"value": "AFBO (most recent updates)", "contrast": "naive asynchronous aggregation"}},
-        measure=no_bias_contrast, grid=T_GRID, replicates=per_budget(16, 64, 128),
-        law=LAW_SC_THM, tolerance=0.15,
-        schedule=f"{SC_SCHED}; Stragglers(0.25, slowdown 5) outer and inner (bounded, "
+        measure=no_bias_contrast, grid=T_GRID_OUTSIDE, replicates=per_budget(16, 64, 128),
+        law=LAW_SC_THM, tolerance=0.15, conditions=COND_OUTSIDE,
+        schedule=f"{SC_SCHED_OUTSIDE}; Stragglers(0.25, slowdown 5) outer and inner (bounded, "
                  f"τ_M = 5) for both algorithms; {SERIES_T} for both",
         touches=("AFBO-R1", "AFBO-I3", "AFBO-I2"),
         mutants=(Mutant("naive",
                         "naive aggregation of only the fresh updates (afbo_naive) in place of "
                         "the most recent updates of all clients: under stragglers it minimizes "
                         "a reweighted objective and plateaus",
-                        {"naive": True}),),
+                        {"naive": True}, kind="communication"),),
     ),
     P.claim(
         "heterogeneous_local_iterations", role="confirmation",
@@ -685,9 +900,9 @@ CLAIMS += [
         statement=r"\mathbb{E}\|x^T - x^*\|^2 = \mathcal{O}(T^{-1/2})\quad"
                   r"(E_i \in \{1, 2, 3, 5\},\ \eta = 1/\sqrt{T})",
         kind="at_most", variable="T", quantity=r"\mathbb{E}\|x^T - x^*\|^2",
-        measure=hetero_local, grid=T_GRID, replicates=per_budget(32, 64, 128),
-        law=LAW_SC_THM, tolerance=0.1,
-        schedule=f"{SC_SCHED}; BoundedDelay(3); per-client local iteration numbers E_i = "
+        measure=hetero_local, grid=T_GRID_OUTSIDE, replicates=per_budget(32, 64, 128),
+        law=LAW_SC_THM, tolerance=0.1, conditions=COND_OUTSIDE,
+        schedule=f"{SC_SCHED_OUTSIDE}; BoundedDelay(3); per-client local iteration numbers E_i = "
                  f"{LOCAL_E} (tiled), local SGD y_{{i,e+1}} = y_{{i,e}} − β∇_y g_i "
                  f"(local_step = β), aligned update (1/E_i)Σ_e; {SERIES_T}",
         touches=("AFBO-I1",),
@@ -695,6 +910,6 @@ CLAIMS += [
                         "the unweighted sum Σ_e instead of the aligned mean (1/E_i)Σ_e: client i "
                         "counts E_i times, the inner loop solves Σ_iE_ig_i, and x converges to "
                         "a wrong point",
-                        {"aligned": False}),),
+                        {"aligned": False}, kind="estimator"),),
     ),
 ]

@@ -41,14 +41,17 @@ import numpy as np
 import sympy as sp
 from scipy.optimize import minimize, minimize_scalar
 
-from bilevel_theory import make_context, rates, run
+from bilevel_theory import make_context, rates
+from bilevel_theory.algorithm import as_schedule, run_algorithm
 from bilevel_theory.estimators import ihgp, neumann_bias_matrix, phe
+from bilevel_theory.fedmbo import FedMBO
 from bilevel_theory.inner import fedavg, minibatch_sgd
 from bilevel_theory.problems import QuadraticBilevel
+from bilevel_theory.problems.backend import mean_over_clients
 from bilevel_theory.problems.families import Dense
 from bilevel_theory.problems.quadratic import block_norm, shared
 
-from ..claim import GpuScale, Law, Mutant, per_budget
+from ..claim import Condition, GpuScale, Law, Mutant, per_budget
 from ..kit import PaperClaims, law, ledger_totals, per_replicate
 
 P = PaperClaims("fedmbo")
@@ -311,8 +314,10 @@ def prop1_bound(constants, N: int, lip: str = "ell_f0", factor: float = 1.0) -> 
     return (factor * kg * constants[lip] * ((kg - 1) / kg) ** int(N)) ** 2
 
 
-def _bias_bound(N, replicates, seed, backend, problem, point, lip, factor=1.0):
-    value = _bias_squared(problem, *point, int(N), 1 << 13, replicates, seed, backend)
+def _bias_bound(N, replicates, seed, backend, problem, point, lip, factor=1.0,
+                scale_factor=1.0):
+    scale = scale_factor * problem.constants["ell_g1"]
+    value = _bias_squared(problem, *point, int(N), 1 << 13, replicates, seed, backend, scale)
     return {"value": value,
             "bound": per_replicate(prop1_bound(problem.constants, N, lip, factor), replicates)}
 
@@ -330,11 +335,13 @@ def phe_bias_bound_linear(N, replicates, seed, backend="numpy", *, lip: str = "e
     return _bias_bound(N, replicates, seed, backend, scalar_problem(**TIGHT), SCALAR_POINT, lip)
 
 
-def phe_bias_bound_proof(N, replicates, seed, backend="numpy", *, factor: float = 1.0):
+def phe_bias_bound_proof(N, replicates, seed, backend="numpy", *, factor: float = 1.0,
+                         scale_factor: float = 1.0):
     """``‖H̄ − ∇̄f‖²`` against the proof's ``(κ_g ℓ_{f,0} ρ^N)²`` at its worst case (the scalar
-    :data:`TIGHT` instance); ``factor``: mutant, the constant multiplied by it."""
+    :data:`TIGHT` instance); mutants: ``factor`` multiplies the constant, ``scale_factor`` the
+    PHE's Neumann scale ``ℓ_{g,1}`` (the estimator changed, the bound not)."""
     return _bias_bound(N, replicates, seed, backend, scalar_problem(**TIGHT), SCALAR_POINT,
-                       "ell_f0", factor)
+                       "ell_f0", factor, scale_factor)
 
 
 def bias_bound_ratio(v: np.ndarray, N: int = 3, radius: float = 10.0) -> float:
@@ -574,22 +581,56 @@ def thm1_steps(n: int, K: int) -> tuple[float, float]:
     return alpha, c["beta_bar"] * alpha / c["T"]
 
 
+class FedMBODirectOnly(FedMBO):
+    """FedMBO with PHE's indirect term dropped, ``H_i = ∇ₓf_{c_i}`` (the hypergradient without
+    ``−∇²_{xy}g[∇²_{yy}g]⁻¹∇_y f``): an implementation bug, a mutant of the Thm 1 claims."""
+
+    name = "fedmbo_direct_only"
+
+    def step(self, ctx, state, k: int):
+        hp, x = self.hp, state["x"]
+        beta = as_schedule("inner_step", hp["inner_step"])
+        y = minibatch_sgd(ctx, x, state["y"], hp["inner_steps"], lambda t: beta(k),
+                          hp["sampled_clients"], hp["samples"], hp["replace"])
+        C0 = ctx.oracle.sample_clients(ctx.replicates, hp["sampled_clients"], hp["replace"])
+        d = ctx.oracle.grad_x_f(C0, x[:, None, :], y[:, None, :])
+        alpha = as_schedule("outer_step", hp["outer_step"])(k)
+        return dict(x=x - alpha * mean_over_clients(d), y=y)
+
+
+def direct_only_floor(problem) -> float:
+    """``‖∇Φ(x̂)‖²`` at the ``x̂`` where the direct part ``∇ₓf̄(x̂, y*(x̂))`` vanishes: where a
+    method without the indirect term stops (affine in ``x`` on a quadratic)."""
+    idx = np.arange(problem.clients)[None, :]
+
+    def direct(x):
+        x = np.asarray(x, float)[None]
+        y = np.asarray(problem.y_star(x))
+        return np.asarray(problem.exact_mean_grad_x_f(idx, x[:, None, :], y[:, None, :])).ravel()
+
+    g0 = direct(np.zeros(problem.dim_x))
+    M = np.stack([direct(e) - g0 for e in np.eye(problem.dim_x)], axis=1)
+    hg = np.asarray(problem.hypergradient(np.linalg.solve(M, -g0)[None])).ravel()
+    return float(hg @ hg)
+
+
 def fedmbo_stationarity(n: int, K: int, replicates: int, seed: int, backend: str, *,
-                        step_at: tuple[int, int] | None = None, used_clients: int | None = None
-                        ) -> dict:
+                        step_at: tuple[int, int] | None = None, used_clients: int | None = None,
+                        indirect: bool = True) -> dict:
     """``(1/K) Σ_{k<K} ‖∇Φ(x^k)‖²`` of FedMBO runs at Theorem 1's schedule.
 
     Mutants: ``step_at = (n', K')`` runs with the step sizes of ``(n', K')`` instead of
     ``(n, K)`` (a schedule not scaled with ``n`` or ``K``); ``used_clients`` runs the inner loop
     and PHE with that many clients while the steps stay those of ``n`` (the clients' estimates
-    not averaged)."""
+    not averaged); ``indirect=False`` drops PHE's indirect term (:class:`FedMBODirectOnly`)."""
     c = thm1_constants()
     n, K = int(n), int(K)
     alpha, beta = thm1_steps(*(step_at or (n, K)))
-    trace = run("fedmbo", thm1_problem(), rounds=K, replicates=replicates, seed=seed,
-                backend=backend, inner_steps=c["T"], samples=c["S"],
-                sampled_clients=int(used_clients or n), neumann_steps=c["N"], outer_step=alpha,
-                inner_step=beta, replace=True, x0=c["x0"], y0=c["y0"])
+    cls = FedMBO if indirect else FedMBODirectOnly
+    trace = run_algorithm(cls(thm1_problem(), inner_steps=c["T"], samples=c["S"],
+                              sampled_clients=int(used_clients or n), neumann_steps=c["N"],
+                              outer_step=alpha, inner_step=beta, replace=True, x0=c["x0"],
+                              y0=c["y0"]), K, replicates, seed, backend)
     return {"value": trace.stationarity[:, :K].mean(axis=1), "diverged": trace.diverged,
             **ledger_totals(trace, ("rounds",)),
             "K": per_replicate(K, replicates), "alpha": per_replicate(alpha, replicates)}
@@ -615,17 +656,20 @@ def iterations_for(eps: float, n: int, C: float) -> int:
     return max(1, math.ceil(C * eps ** a * n ** b - 1e-9))
 
 
-def stationarity_vs_n(n, replicates, seed, backend="numpy", *, used_clients=None):
-    """At ``K = 800``, ``n`` swept; ``used_clients``: mutant (:func:`fedmbo_stationarity`)."""
+def stationarity_vs_n(n, replicates, seed, backend="numpy", *, used_clients=None,
+                      indirect=True):
+    """At ``K = 800``, ``n`` swept; ``used_clients``, ``indirect``: mutants
+    (:func:`fedmbo_stationarity`)."""
     return fedmbo_stationarity(int(n), STAT_N_K, replicates, seed, backend,
-                               used_clients=used_clients)
+                               used_clients=used_clients, indirect=indirect)
 
 
-def stationarity_vs_K(K, replicates, seed, backend="numpy", *, step_K=None):
+def stationarity_vs_K(K, replicates, seed, backend="numpy", *, step_K=None, indirect=True):
     """At ``n = 8``, ``K`` swept; ``step_K``: mutant, the steps of ``K = step_K`` whatever
-    ``K`` (α not scaled with ``K``)."""
+    ``K`` (α not scaled with ``K``); ``indirect=False``: mutant, PHE's indirect term dropped."""
     return fedmbo_stationarity(STAT_K_N, int(K), replicates, seed, backend,
-                               step_at=None if step_K is None else (STAT_K_N, int(step_K)))
+                               step_at=None if step_K is None else (STAT_K_N, int(step_K)),
+                               indirect=indirect)
 
 
 def stationarity_at_speedup(n, replicates, seed, backend="numpy", *, used_clients=None):
@@ -779,6 +823,25 @@ def _thm1_schedule(extra: str) -> str:
             f"y⁰ = y*(x⁰); {extra}")
 
 
+def _thm1_conditions(nK) -> tuple[Condition, ...]:
+    """Thm 1 / Cor 1's hypotheses at the sweep point whose ``(n, K)`` is ``nK(x)``."""
+    c, kg = thm1_constants(), thm1_problem().constants["kappa_g"]
+
+    def alpha(x):
+        return thm1_steps(*nK(x))[0]
+    return (
+        Condition("α = min{α̂₁, α̂₂, √(n/K)α̂₃} (Thm 1): the √(n/K) branch, α ≤ min{α̂₁, α̂₂}",
+                  alpha, min(c["alpha_hat1"], c["alpha_hat2"]),
+                  note="α̂₁, α̂₂, β̄ from the proof's eqs. (18), (20) at L_yx = 0"),
+        Condition("β = β̄α/T (Thm 1)", lambda x: thm1_steps(*nK(x))[1],
+                  lambda x: c["beta_bar"] * alpha(x) / c["T"], relation="=="),
+        Condition("ST = Ω(κ_g⁴) (Cor 1; constant 1)", c["S"] * c["T"], kg ** 4, relation=">="),
+        Condition("N = Ω(κ_g log K) (Cor 1), read as Prop. 1's b² ≤ 10⁻³/√(nK) (FEDMBO-R9: "
+                  "the proof's b = K^{−1/4} is not enough)", c["b2"],
+                  lambda x: 1e-3 / math.sqrt(nK(x)[0] * nK(x)[1])),
+    )
+
+
 def _pow2(lo: int, hi: int) -> list[int]:
     return [2 ** k for k in range(lo, hi)]
 
@@ -796,14 +859,18 @@ def _claims() -> list:
     n_worst = prop2_crossing()
     s2 = prop2_sigma_tilde2(p2)
     lo_bias = bias_window()
-    bias_reps = per_budget(16, 64, 256)
+    bias_reps = per_budget(64, 64, 256)
     hi_bias = bias_window_end(min(bias_reps.values()))
     bias_law = law(rates.law_for(PROP1_PROOF_SQ, "bound"))
     claims = [
         P.claim(
-            "phe_bias_vs_N", role="confirmation", source=P.cite("Prop. 1 (eq. 5)"),
-            statement=(r"\|\bar{H}(x^k, y^{k+1}) - \bar{\nabla} f(x^k, y^{k+1})\| \leq "
-                       r"\kappa_g \ell_{f,1} ((\kappa_g - 1)/\kappa_g)^N"),
+            "phe_bias_vs_N", role="confirmation",
+            source=P.cite("Prop. 1 (eq. 5): the geometric ratio (κ_g − 1)/κ_g of its bound; "
+                          "the bound's constant is tested by fedmbo.phe_bias_bound_stated and "
+                          "fedmbo.phe_bias_bound_proof"),
+            statement=(r"\|\bar{H} - \bar{\nabla} f\|^2\ \mathrm{decays\ geometrically\ in}"
+                       r"\ N\ \mathrm{at\ ratio}\ ((\kappa_g - 1)/\kappa_g)^2\ (\mathrm{the"
+                       r"\ ratio\ of\ Prop.\ 1's}\ b^2)"),
             kind="geometric", variable="N",
             quantity=r"\|\mathbb{E}[H_i] - \bar{\nabla} f\|^2",
             measure=phe_bias, scale="semilog",
@@ -822,7 +889,7 @@ def _claims() -> list:
                 f"{(kg / (kg - 1)) ** 2:.2f}× per step, its Monte-Carlo error does not"),
             mutants=(Mutant("scale_2ell", "PHE's Neumann scale is 2ℓ_{g,1} instead of ℓ_{g,1}: "
                             "the bias then decays as (1 − μ_g/(2ℓ_{g,1}))^N, slower than "
-                            "Prop. 1's ((κ_g−1)/κ_g)^N", {"scale_factor": 2.0}),),
+                            "Prop. 1's ((κ_g−1)/κ_g)^N", {"scale_factor": 2.0}, kind="neumann_scaling"),),
             schedule=("PHE (Alg. 2) alone at (x, y) = (1, 0), scale ℓ = ℓ_{g,1}, N swept; "
                       f"2^15 chains per replicate (clients with replacement), noise-free "
                       f"instance with κ_g = {kg:.3f}; ‖H̄ − ∇̄f‖² estimated without bias by "
@@ -850,7 +917,7 @@ def _claims() -> list:
                 "proof_constant; fedmbo.phe_bias_bound_proof at its worst case)."),
             mutants=(Mutant("proof_constant", "the bound with the proof's ℓ_{f,0} in place of "
                             "the statement's ℓ_{f,1} (the repair, FEDMBO-R5)",
-                            {"lip": "ell_f0"}),),
+                            {"lip": "ell_f0"}, kind="repair"),),
             schedule=("PHE at x = ρv, y = y*(x) on the boundary of the radius-10 domain "
                       "(v ∝ Gᵀu₁, G = Rᵀ + SJ: the direction in which ∇_y f grows fastest along "
                       "the slowest Neumann mode u₁), 2^13 chains per replicate, noise-free, "
@@ -874,7 +941,7 @@ def _claims() -> list:
                 "is a typo for the proof's ℓ_{f,0} (FEDMBO-R5); with ℓ_{f,0} the bound holds "
                 "(mutant proof_constant)."),
             mutants=(Mutant("proof_constant", "the bound with the proof's ℓ_{f,0} = |q| in place "
-                            "of ℓ_{f,1} = 0 (the repair, FEDMBO-R5)", {"lip": "ell_f0"}),),
+                            "of ℓ_{f,1} = 0 (the repair, FEDMBO-R5)", {"lip": "ell_f0"}, kind="repair"),),
             schedule=(f"scalar instance g = ½ay² − bxy, f = qy with a = 1, b = 600/49, q = 1 "
                       f"(ℓ_{{g,1}} = 625/49, κ_g = {kt:.4g}), one client, noise-free, at (1, 0); "
                       "PHE with 2^13 chains per replicate, N swept"),
@@ -891,9 +958,13 @@ def _claims() -> list:
             mutants=(
                 Mutant("kappa_minus_one", "the constant κ_g − 1 in place of κ_g (a bound too "
                        f"small by the factor {(kt - 1) / kt:.3f}): the worst case exceeds it",
-                       {"factor": (kt - 1) / kt}),
+                       {"factor": (kt - 1) / kt}, kind="bound"),
                 Mutant("halved", "the constant halved: the worst case exceeds it",
-                       {"factor": 0.5})),
+                       {"factor": 0.5}, kind="bound"),
+                Mutant("scale_2ell", "PHE's Neumann scale is 2ℓ_{g,1} instead of ℓ_{g,1} (the "
+                       "estimator changed, the bound not): the bias decays as (1 − μ_g/"
+                       "(2ℓ_{g,1}))^N, slower than the bound's (1 − 1/κ_g)^N, and exceeds it at "
+                       "the worst case", {"scale_factor": 2.0}, kind="neumann_scaling")),
             schedule=(
                 f"at the bound's worst case: scalar instance g = ½ay² − bxy, f = qy, a = 1, "
                 f"b = 600/49, q = 1 (ℓ_{{g,1}} = 625/49, κ_g = {kt:.4g}, ‖B̄‖/ℓ_{{g,1}} = 24/25), "
@@ -918,10 +989,10 @@ def _claims() -> list:
             law=law("fedmbo.prop3_variance", "exponent", "n"), tolerance=0.1,
             mutants=(
                 Mutant("not_averaged", "the server keeps one client's H_1 instead of the mean of "
-                       "the n estimates: the error no longer falls with n", {"combine": "first"}),
+                       "the n estimates: the error no longer falls with n", {"combine": "first"}, kind="noise_averaging"),
                 Mutant("noise_sqrt_n", "the error of the mean scaled by √n (the clients' noise "
                        "summed with weight 1/√n): variance independent of n",
-                       {"combine": "sqrt_n"})),
+                       {"combine": "sqrt_n"}, kind="noise_averaging")),
             schedule=(f"PHE (Alg. 2) with N = {VAR_N}, ℓ = ℓ_{{g,1}}, n chains sampled with "
                       "replacement, at (x, y) = (1, 0); σ_f = σ_{g,1} = 1, Hessian noise 0.5; "
                       "H̄ in closed form"),
@@ -941,7 +1012,7 @@ def _claims() -> list:
             law=law("fedmbo.prop3_variance", "exponent", "n"), tolerance=0.1,
             mutants=(Mutant("shared_chains", "PHE's n chains share one truncation and one client "
                             "path (as FedNest's single chain): PHE's variance no longer falls "
-                            "with n", {"shared_chains": True}),),
+                            "with n", {"shared_chains": True}, kind="estimator"),),
             schedule=(f"value: PHE as fedmbo.phe_variance_vs_clients; contrast: FedNest's "
                       f"FedIHGP (one chain, one truncation N' ~ U{{0..{VAR_N - 1}}}, |S_l| = n) "
                       "then h = mean_{i∈S}(∇ₓf_i − ∇²_{xy}g_i p_{N'}), |S| = n, both with "
@@ -972,7 +1043,7 @@ def _claims() -> list:
                 "the random truncation gives FedNest's variance floor (fednest.variance_floor)."),
             mutants=(Mutant("fixed_truncation", "the deterministic truncation (every chain "
                             "runs N − 1 steps, weights 1/ℓ): the variance stays bounded in N",
-                            {"fixed": True}),),
+                            {"fixed": True}, kind="repair"),),
             schedule=("PHE at (x, y) = (1, 0), noise-free random instance, 256 chains per "
                       "replicate, N swept; H̄ in closed form"),
             touches=(*_TOUCH_PHE, "FEDMBO-R6")),
@@ -1006,7 +1077,7 @@ def _claims() -> list:
             mutants=(Mutant("fixed_truncation", "the deterministic truncation (every chain runs "
                             "N − 1 steps, weights 1/ℓ) removes the N/ℓ-weighted random "
                             "truncation: H_i is deterministic here and Prop. 2 holds",
-                            {"fixed": True}),),
+                            {"fixed": True}, kind="repair"),),
             schedule=(f"scalar instance a = 5, b = 6, q = 1 (ℓ_{{g,1}} = 9, κ_g = 9/5, t = "
                       f"{t2:.4g}), one client, noise-free, at (1, 0); PHE with "
                       f"{PROP2_CHAINS} chains per replicate, N swept; H̄ in closed form; "
@@ -1032,7 +1103,8 @@ def _claims() -> list:
             mutants=(Mutant("not_averaged", "the inner loop and PHE use one client per step "
                             "(the clients' estimates not averaged) while α keeps its √(n/K) "
                             "scaling: the noise no longer falls with n",
-                            {"used_clients": 1}),),
+                            {"used_clients": 1}, kind="noise_averaging"),),
+            conditions=_thm1_conditions(lambda n: (int(n), STAT_N_K)),
             schedule=_thm1_schedule(f"K = {STAT_N_K} fixed, n swept (with replacement); αμ_ΦK "
                                     "≥ 8 at the smallest n, so the transient is negligible"),
             touches=_TOUCH_THM1),
@@ -1046,7 +1118,15 @@ def _claims() -> list:
             law=law(thm_K), tolerance=0.1,
             mutants=(Mutant("step_not_scaled_with_K", "α fixed at its K = 200 value (not "
                             "scaled as √(n/K)): the noise floor αC/n stays, no 1/√K decay",
-                            {"step_K": 200}),),
+                            {"step_K": 200}, kind="step_exponent"),
+                     Mutant("indirect_dropped", "PHE's indirect term dropped, H_i = ∇ₓf_{c_i} "
+                            "(the hypergradient without −∇²_{xy}g[∇²_{yy}g]⁻¹∇_y f): the "
+                            "iterates settle where ∇ₓf̄(x, y*(x)) = 0, at ‖∇Φ‖² = "
+                            f"{direct_only_floor(thm1_problem()):.2f} (direct_only_floor), "
+                            "above every value of the run, so the average stationarity "
+                            "stays flat instead of decaying as K^{−1/2}", {"indirect": False},
+                            kind="indirect_term")),
+            conditions=_thm1_conditions(lambda K: (STAT_K_N, int(K))),
             schedule=_thm1_schedule(f"n = {STAT_K_N} fixed, K swept; α depends on K"),
             touches=_TOUCH_THM1),
         P.claim(
@@ -1061,7 +1141,9 @@ def _claims() -> list:
             mutants=(Mutant("not_averaged", "the inner loop and PHE use one client per step "
                             "(the clients' estimates not averaged) while α = √(n/K)α̂₃ ∝ n: "
                             "the noise term α·σ² grows with n, no speedup",
-                            {"used_clients": 1}),),
+                            {"used_clients": 1}, kind="noise_averaging"),),
+            conditions=_thm1_conditions(lambda n: (int(n), iterations_for(1.0, int(n),
+                                                                          SPEEDUP_NK))),
             schedule=_thm1_schedule(
                 f"K(ε, n) = ⌈C ε⁻²/n⌉ (exponents −2, −1 by inversion of Cor. 1) with "
                 f"C ε⁻² = {SPEEDUP_NK} fixed: K = {SPEEDUP_NK}/n, so α = √(n/K)α̂₃ ∝ n"),
@@ -1078,7 +1160,10 @@ def _claims() -> list:
             replicates=per_budget(32, 128, 512),
             law=law(comp), tolerance=0.1,
             mutants=(Mutant("step_not_scaled_with_K", "α fixed at its K(ε = 1) = 200 value: "
-                            "the noise floor does not fall with ε", {"step_K": 200}),),
+                            "the noise floor does not fall with ε", {"step_K": 200},
+                            kind="step_exponent"),),
+            conditions=_thm1_conditions(lambda u: (EPS_N, iterations_for(1.0 / float(u), EPS_N,
+                                                                         EPS_C))),
             schedule=_thm1_schedule(
                 f"n = {EPS_N}, K(ε) = ⌈{EPS_C} ε⁻²/n⌉ (Cor. 1's exponents by inversion; "
                 "ε in units where K(1) = 200); the swept variable is 1/ε"),
@@ -1100,7 +1185,7 @@ def _claims() -> list:
             law=law(rates.law_for(LEMMA5_STATIONARY, "exponent", "n")), tolerance=0.1,
             mutants=(Mutant("fedavg_inner", "FedMBO's inner loop replaced by FedAvg (τ local "
                             "steps): its client-drift bias does not fall with n",
-                            {"fedavg_inner": True}),),
+                            {"fedavg_inner": True}, kind="estimator"),),
             schedule=("inner loop alone at a fixed x (x = 7v, v the top right-singular vector "
                       "of J; ‖y*(x)‖ large), y₀ = y*(x), β = 1/(2ℓ_{g,1}) (Lemma 5's largest), "
                       "n clients with replacement, S = 1, noise-free (σ_g² only: non-IID "
@@ -1121,7 +1206,7 @@ def _claims() -> list:
             law=law(rates.law_for(LEMMA5, "bound")), tolerance=0.0,
             mutants=(Mutant("step_quarter", "the inner loop takes steps β/4 while the bound is "
                             "evaluated at β: the contraction (1 − βμ_g)^T is not achieved",
-                            {"step_factor": 0.25}),),
+                            {"step_factor": 0.25}, kind="schedule"),),
             schedule=(f"T = {LEMMA5_T} minibatch-SGD steps from y = 0 at x = 7v (as "
                       "fedmbo.inner_loop_drift), β = 1/(2ℓ_{g,1}), S = 1, σ_{g,1} = 0.5, n with "
                       "replacement; σ_g² = the instance's measured heterogeneity (sup over the "

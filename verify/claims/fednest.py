@@ -11,9 +11,10 @@ Claims (``id``: kind, variable, role):
 * ``fednest.ihgp_bias_vs_N``: geometric in ``N`` (control): the implemented FedIHGP's bias
   decays as Lemma 2.2's ``((κ_g−1)/κ_g)^N`` (an identity of the series, attained here).
 * ``fednest.fedinn_vs_fedavg``: contrast in ``h`` (confirmation, §2.5).
-* ``fednest.rounds_per_epoch`` / ``lfednest.rounds_per_epoch``: exact (confirmation): the
-  synchronisations executed, ``2T + N' + 3`` (mean ``2T + (N−1)/2 + 3``; the official code's
-  fixed schedule ``2T + N + 3`` beside it) / ``T + 1``.
+* ``fednest.rounds_per_epoch`` / ``lfednest.rounds_per_epoch``: exact (confirmation): §2.6's
+  ``2T + N + 3`` for the FedNest that executes ``N`` Neumann iterations (the official code's
+  fixed schedule; Alg. 3's random ``N'`` executes ``2T + N' + 3 ≤ 2T + N + 2``, beside it,
+  FEDNEST-R1) / ``T + 1``.
 * ``fednest.bilevel_rate`` / ``minimax_rate`` / ``compositional_rate`` /
   ``fedsvrg_single_level``: at_most ``−1/2`` in ``K`` (confirmations; Cor. 3.1–3.3, Thm 3.2).
 * ``fednest.minimax_linear``: at_most on the semilog slope (confirmation, §4.3 / Fig. 4).
@@ -25,9 +26,11 @@ Claims (``id``: kind, variable, role):
 * ``fednest.variance_floor``: at_most ``−1`` in ``K`` (finding): Thm 3.1 read with ``σ = 0`` at
   a constant step; the random truncation ``N'`` leaves a floor ``∝ αN``.
 * ``fednest.variance_floor_vs_step``: at_most ``0`` in ``ᾱ`` on Thm 3.1's ``ᾱ/√K`` branch at
-  ``σ = 0`` (finding): the floor grows ``∝ α``.
-* ``fednest.released_bias_vs_N``: geometric in ``N`` (finding): the official code's estimator
-  does not have Lemma 2.2's geometric bias (series weighted by ``1/k``, own Hessians).
+  ``σ = 0`` (control: the mechanism of ``fednest.variance_floor``; one K cannot refute an
+  O(·) in K): the floor grows ``∝ α``.
+* ``fednest.released_bias_vs_N``: geometric in ``N`` (defect of the released code): the
+  official code's estimator does not have Lemma 2.2's geometric bias (series weighted by
+  ``1/k``, own Hessians); Alg. 3's estimator, which the Lemma describes, has it.
 
 Every measure builds its instance from a fixed seed (the instance does not change between sweep
 points or replicates); the point seed drives the algorithm's randomness only.  Mutants are
@@ -44,12 +47,14 @@ import numpy as np
 import sympy as sp
 
 from bilevel_theory import ALGORITHMS, make_context, rates, run
-from bilevel_theory.algorithm import run_algorithm
+from bilevel_theory.algorithm import as_schedule, run_algorithm
 from bilevel_theory.estimators import ihgp, released_ihgp
 from bilevel_theory.fednest import (
+    FedNest,
     corollary_3_1_schedule,
     corollary_3_2_schedule,
     corollary_3_3_schedule,
+    fed_out,
     theorem_3_2_schedule,
     theorem_schedule,
 )
@@ -57,8 +62,9 @@ from bilevel_theory.inner import fedavg, fedsvrg
 from bilevel_theory.problems import QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
 from bilevel_theory.problems.quadratic import shared
 
-from ..claim import Law, Mutant
+from ..claim import Condition, Law, Mutant
 from ..kit import PaperClaims, law, ledger_totals, per_budget, per_replicate
+from .fedmbo import SCALAR_POINT, TIGHT, scalar_problem
 
 P = PaperClaims("fednest")
 PL = PaperClaims("lfednest", P.paper)  # LFedNest claims: same paper, their own id prefix
@@ -175,6 +181,28 @@ def released_bias(N, replicates, seed, backend="numpy", *, estimator="released")
             "rounds": per_replicate(ctx.rounds, replicates)}
 
 
+def indirect_bias(N, replicates, seed, backend="numpy", *, lip: str = "ell_f1"):
+    """``‖E_W[h^I] − ∇̄^I f‖`` (Lemma 2.2, eq. 15) on the scalar instance ``g = ½ay² − bxy``,
+    ``f = qy`` of FedMBO's Prop. 1 worst case (``a = 1``, ``b = 600/49``, ``q = 1``: ``ℓ_{f,1} =
+    0``, ``ℓ_{f,0} = 1``), one client, noise-free: ``E_W`` over Alg. 3's ``N'`` is the series
+    ``(1/ℓ)Σ_{k<N}(1 − a/ℓ)^k ∇_y f`` (``ihgp(truncation="full")``, exact), so the value is
+    deterministic.  ``bound``: eq. (15)'s ``b = κ_g ℓ_{f,1}((κ_g−1)/κ_g)^N`` (``lip="ell_f0"``:
+    with ``ℓ_{f,0}``, the repair, a mutant)."""
+    prob = scalar_problem(**TIGHT)
+    c, N = prob.constants, int(N)
+    ctx = make_context(prob, 1, seed, backend)
+    xp = ctx.xp
+    x, y = (xp.asarray(v)[None, :] * 1.0 for v in SCALAR_POINT)
+    p, _ = ihgp(ctx, x, y, N, 1, c["ell_g1"], truncation="full")
+    idx = xp.zeros((1, 1), dtype=int)
+    exact = xp.asarray([[prob.q[0, 0] / float(prob.A.dense_range(0, 1)[0, 0, 0])]])
+    h = ctx.oracle.jvp_xy_g(idx, x[:, None, :], y[:, None, :], (p - exact)[:, None, :])
+    value = float(np.abs(ctx.oracle.backend.to_numpy(h)).sum())
+    kg = c["kappa_g"]
+    return {"value": per_replicate(value, replicates),
+            "bound": per_replicate(kg * c[lip] * ((kg - 1) / kg) ** N, replicates)}
+
+
 def _ihgp_law() -> Law:
     c = _ihgp_problem()[0].constants
     return law("fednest.lemma22_bias", "log_ratio", "N", subs={"kappa_g": c["kappa_g"]})
@@ -267,23 +295,28 @@ def _rounds_run(name, replicates, seed, backend, T, N, extra_aggregation=False):
                 sampled_clients=4)
 
 
-def fednest_rounds(N, replicates, seed, backend="numpy", *, extra_aggregation=False):
-    """Rounds per FedNest epoch from the ledger's events (``T = 3``, ``N`` swept, 4 epochs):
-    ``value`` the mean count per epoch, ``predicted`` ``2T + N' + 3`` averaged over the
-    truncations ``N'`` the run drew (``trace.extras["truncation"]``); ``expected_mean`` the
-    sympy mean ``2T + (N−1)/2 + 3``; ``official`` the count of ``fednest_released`` (the
-    official code, ``2T + N + 3``), also from events."""
+def fednest_rounds(N, replicates, seed, backend="numpy", *, extra_aggregation=False,
+                   algorithm="fednest_released"):
+    """Rounds per FedNest epoch from the ledger's events (``T = 3``, ``N`` swept, 4 epochs) of
+    the FedNest that runs ``N`` Neumann iterations, as §2.6 counts them (``fednest_released``:
+    the official code's fixed schedule): ``value`` the mean count per epoch, ``predicted``
+    §2.6's ``2T + N + 3``.  Diagnostics from Alg. 3's FedNest (random ``N' ~ U{0..N−1}``):
+    ``alg3`` its count, ``alg3_executed`` ``2T + N' + 3`` at the ``N'`` drawn, ``alg3_mean``
+    the sympy mean ``2T + (N−1)/2 + 3``.  ``algorithm="fednest"``: Alg. 3's FedNest measured
+    against §2.6's count (a mutant)."""
     N = int(N)
-    tr = _rounds_run("fednest", replicates, seed, backend, ROUNDS_T, N, extra_aggregation)
-    drawn = np.asarray(tr.extras["truncation"], dtype=float)          # (epochs, R)
-    predicted = float(np.mean(ROUNDS_EXECUTED.subs(T_sym, ROUNDS_T).subs(Np_sym, 0) + drawn))
-    official = _rounds_run("fednest_released", 1, seed, backend, ROUNDS_T, N)
+    tr = _rounds_run(algorithm, replicates, seed, backend, ROUNDS_T, N, extra_aggregation)
+    alg3 = _rounds_run("fednest", replicates, seed, backend, ROUNDS_T, N)
+    drawn = np.asarray(alg3.extras["truncation"], dtype=float)          # (epochs, R)
+    executed = float(np.mean(ROUNDS_EXECUTED.subs(T_sym, ROUNDS_T).subs(Np_sym, 0) + drawn))
     return {"value": per_replicate(tr.ledger.totals()["rounds"] / ROUNDS_EPOCHS, replicates),
-            "predicted": per_replicate(predicted, replicates),
-            "expected_mean": per_replicate(float(ROUNDS_MEAN.subs({T_sym: ROUNDS_T,
-                                                                    N_sym: N})), replicates),
-            "official": per_replicate(official.ledger.totals()["rounds"] / ROUNDS_EPOCHS,
-                                      replicates),
+            "predicted": per_replicate(float(ROUNDS_OFFICIAL.subs({rates.BOUNDS[
+                "fednest.rounds_fednest"].symbol("T"): ROUNDS_T, rates.BOUNDS[
+                "fednest.rounds_fednest"].symbol("N"): N})), replicates),
+            "alg3": per_replicate(alg3.ledger.totals()["rounds"] / ROUNDS_EPOCHS, replicates),
+            "alg3_executed": per_replicate(executed, replicates),
+            "alg3_mean": per_replicate(float(ROUNDS_MEAN.subs({T_sym: ROUNDS_T, N_sym: N})),
+                                       replicates),
             "diverged": tr.diverged}
 
 
@@ -297,11 +330,11 @@ def lfednest_rounds(T, replicates, seed, backend="numpy", *, extra_aggregation=F
 
 
 def _fednest_rounds_law() -> Law:
-    return Law(float("nan"), r"2T + N' + 3,\ \mathbb{E} = 2T + (N-1)/2 + 3",
-               f"{P.cite('§2.6 and Alg. 3')}: rounds executed per epoch "
-               f"{sp.sstr(ROUNDS_EXECUTED)} evaluated at the truncations drawn ('predicted' "
-               f"metric); mean over N' ~ U{{0..N−1}} (sympy summation): {sp.sstr(ROUNDS_MEAN)}"
-               f"; the official code's fixed schedule {sp.sstr(ROUNDS_OFFICIAL)}")
+    return Law(float("nan"), r"2T + N + 3",
+               f"{P.cite('§2.6')}: rounds per epoch {sp.sstr(ROUNDS_OFFICIAL)} evaluated at "
+               f"each sweep point ('predicted' metric); Alg. 3's FedNest executes "
+               f"{sp.sstr(ROUNDS_EXECUTED)} ≤ 2T + N + 2 (mean over N' ~ U{{0..N−1}}, sympy "
+               f"summation: {sp.sstr(ROUNDS_MEAN)}; FEDNEST-R1)")
 
 
 def _count_law(name: str) -> Law:
@@ -322,7 +355,7 @@ RATE_TAU, RATE_CLIENTS, RATE_NOISE = 2, 5, 0.3
 def _bilevel_rate_problem():
     """κ = 1.5, coupling 0.3: κ_g ≈ 1.58, so T = ⌈κ_g⁴⌉ = 7 inner calls are affordable;
     ``upper_mu = 1`` makes Φ well conditioned (L_Φ/μ_Φ ≈ 2), so the ᾱ/√K branch leaves the
-    transient within the grid."""
+    transient within the grid.  Weakly coupled: the indirect term is small here (FEDNEST-R12)."""
     return QuadraticBilevel.random(clients=10, dim_x=2, dim_y=2, kappa=1.5, heterogeneity=0.2,
                                    noise=RATE_NOISE, seed=0, coupling=0.3, upper_mu=1.0)
 
@@ -340,13 +373,18 @@ def _average_stationarity(trace) -> dict[str, np.ndarray]:
             **ledger_totals(trace)}
 
 
+def _bilevel_hp(K: int, step_power: float = 0.5) -> dict:
+    prob = _bilevel_rate_problem()
+    return corollary_3_1_schedule(prob, int(K), _alpha_bar(prob, int(K), step_power),
+                                  beta_bar=2.0)
+
+
 def bilevel_rate(K, replicates, seed, backend="numpy", *, step_power=0.5):
     """``(1/K)Σ_{k<K}‖∇Φ(x_k)‖²`` of FedNest at Cor. 3.1's schedule for this ``K``."""
     prob = _bilevel_rate_problem()
     K = int(K)
-    hp = corollary_3_1_schedule(prob, K, _alpha_bar(prob, K, step_power), beta_bar=2.0)
     tr = run("fednest", prob, rounds=K, replicates=replicates, seed=seed, backend=backend,
-             local_steps=RATE_TAU, sampled_clients=RATE_CLIENTS, **hp)
+             local_steps=RATE_TAU, sampled_clients=RATE_CLIENTS, **_bilevel_hp(K, step_power))
     return _average_stationarity(tr)
 
 
@@ -390,13 +428,34 @@ def _compositional_problem():
                                          noise=RATE_NOISE, seed=0, upper_mu=0.5)
 
 
-def compositional_rate(K, replicates, seed, backend="numpy", *, step_power=0.5):
-    """FedNest on ``g_i = ½‖y − r_i(x)‖²`` at Cor. 3.3's schedule (``T = 1``)."""
+class FedNestDirectOnly(FedNest):
+    """FedNest with FedOut's indirect term dropped, ``h_i = ∇ₓf_i`` (the hypergradient
+    without ``−∇²_{xy}g[∇²_{yy}g]⁻¹∇_y f``, Lemma 2.1): an implementation bug, a mutant."""
+
+    name = "fednest_direct_only"
+
+    def step(self, ctx, state, k: int):
+        hp, x = self.hp, state["x"]
+        beta = as_schedule("inner_step", hp["inner_step"])
+        y = fedsvrg(ctx, x, state["y"], hp["inner_steps"], lambda t: beta(k),
+                    hp["sampled_clients"], hp["inner_local_steps"], hp["replace"])
+        x_new, _ = fed_out(ctx, x, y, as_schedule("outer_step", hp["outer_step"])(k),
+                           hp["local_steps"], hp["sampled_clients"], hp["neumann_steps"],
+                           hp["neumann_scale"], hp["replace"], indirect="none")
+        return dict(x=x_new, y=y)
+
+
+def compositional_rate(K, replicates, seed, backend="numpy", *, step_power=0.5,
+                       indirect=True):
+    """FedNest on ``g_i = ½‖y − r_i(x)‖²`` at Cor. 3.3's schedule (``T = 1``).
+    ``indirect=False``: FedOut without the indirect term (:class:`FedNestDirectOnly`, a
+    mutant); here the direct part ``∇ₓf_i`` is 0, the whole hypergradient is indirect."""
     prob = _compositional_problem()
     K = int(K)
     hp = corollary_3_3_schedule(K, _alpha_bar(prob, K, step_power), beta_bar=1.0)
-    tr = run("fednest", prob, rounds=K, replicates=replicates, seed=seed, backend=backend,
-             local_steps=RATE_TAU, sampled_clients=RATE_CLIENTS, **hp)
+    cls = FedNest if indirect else FedNestDirectOnly
+    tr = run_algorithm(cls(prob, local_steps=RATE_TAU, sampled_clients=RATE_CLIENTS, **hp),
+                       K, replicates, seed, backend)
     return _average_stationarity(tr)
 
 
@@ -672,6 +731,30 @@ def _vs_law() -> Law:
 # The claims
 # =============================================================================================
 
+def _cor31_conditions() -> tuple[Condition, ...]:
+    """Thm 3.1 / Cor 3.1's hypotheses on the schedule of ``fednest.bilevel_rate``."""
+    c = _bilevel_rate_problem().constants
+
+    def hp(key):
+        return lambda K: _bilevel_hp(int(K))[key]
+    return (
+        Condition("β_k = β̄α_k/T (Thm 3.1, eq. 16)", hp("inner_step"),
+                  lambda K: 2.0 * _bilevel_hp(int(K))["outer_step"]
+                  / _bilevel_hp(int(K))["inner_steps"], relation="=="),
+        Condition("α_k = ᾱ/√K with ᾱ independent of K (Thm 3.1, eq. 16)",
+                  lambda K: hp("outer_step")(K) * math.sqrt(K), 2.0 / c["L_phi"],
+                  relation="=="),
+        Condition("α_k ≤ 1/(2L_Φ) (eq. 16's caps ᾱ₁, ᾱ₂, ᾱ₃ are not given numerically; the "
+                  "descent cap stands for them)", hp("outer_step"), 0.5 / c["L_phi"],
+                  note="the caps' values are not stated in Thm 3.1; 1/(2L_Φ) is the "
+                       "project's stand-in"),
+        Condition("T ≳ κ_g⁴ (Cor 3.1)", hp("inner_steps"), c["kappa_g"] ** 4,
+                  relation=">="),
+        Condition("N ≳ κ_g log K (Cor 3.1, so that b² ≲ 1/√K)", hp("neumann_steps"),
+                  lambda K: c["kappa_g"] * math.log(K), relation=">="),
+    )
+
+
 _KG_RATE = _bilevel_rate_problem().constants["kappa_g"]
 _KF_RATE = _minimax_rate_problem().constants["kappa_g"]
 
@@ -684,16 +767,16 @@ STEP_OVER_K = Mutant(
     "step_over_K", "α_k = (0.5/L_Φ)(16/K) instead of ᾱ/√K (the schedule off by K^{−1/2}): "
     "α_kK stays constant, so the optimisation term 1/(α_kK) no longer decays and the "
     "average stationarity stays O(1)",
-    {"step_power": 1.0})
+    {"step_power": 1.0}, kind="step_exponent")
 EXTRA_AGGREGATION = Mutant(
     "extra_aggregation", "one stray aggregation per epoch (clients send ∇_y g_i, the server "
     "averages it): one synchronisation more than the algorithm executes",
-    {"extra_aggregation": True})
+    {"extra_aggregation": True}, kind="communication")
 PARTIAL_PARTICIPATION = Mutant(
     "partial_participation", "|S| = 10 of the m = 100 clients per stage: the sampled mean "
     "b̄_S ≠ 0 moves every stage's target, so FedNest stops at a floor instead of converging "
     "linearly (the §4.3 statement assumes the centred b̄ = 0 of the full mean)",
-    {"sampled": 10})
+    {"sampled": 10}, kind="noise_averaging")
 _MM_WINDOW_REASON = ("the whole grid: x* = 0 and the runs are noise-free, so the relative "
                      "distance stays far above round-off (≥ 1e-13) for k ≤ 24 at the predicted "
                      "contraction; the window equals the grid, decided before the data")
@@ -722,7 +805,8 @@ CLAIMS = [
         reason="Control: E p_{N'} = (1/ℓ)Σ_{k<N}(I − Ā/ℓ)^k ∇_y f is an identity of the "
                "implemented series (E over N' and S_n), so its bias −Ā⁻¹(I − Ā/ℓ)^N∇_y f "
                "attains Lemma 2.2's bound along w; this checks the implementation, not the "
-               "paper (the paper-facing bias claim is fednest.released_bias_vs_N)."),
+               "paper (the released code's estimator is fednest.released_bias_vs_N, a "
+               "defect)."),
     P.claim(
         "released_bias_vs_N",
         source=P.cite("Lemma 2.2, applied to the official code's FedIHGP "
@@ -731,7 +815,7 @@ CLAIMS = [
                   r"\left(\frac{\kappa_g - 1}{\kappa_g}\right)^N\|\nabla_y f\|",
         kind="geometric", variable="N",
         quantity=r"\langle A^{-1}\nabla_y f - p^{rel}_N, w\rangle",
-        measure=released_bias, role="finding", expected="violated",
+        measure=released_bias, role="defect", expected="violated",
         grid=per_budget(range(1, 14, 2), range(1, 14), range(1, 14)),
         replicates=per_budget(2, 2, 2),
         law=_ihgp_law(), tolerance=0.02, scale="semilog", window=(1, 13),
@@ -745,8 +829,11 @@ CLAIMS = [
         mutants=(Mutant("paper_series", "the paper's series (1/ℓ)Σ_{k≤N}(I − Ā/ℓ)^k ∇_y f "
                         "(Alg. 3's expectation: the list cleared at every step and the "
                         "global Hessian in every product): its bias is (I − Ā/ℓ)^{N+1}-"
-                        "geometric, so Lemma 2.2 holds", {"estimator": "paper_series"}),),
-        reason="The released code's server appends every client's p + c_j to a list that is "
+                        "geometric, so Lemma 2.2 holds", {"estimator": "paper_series"},
+                        kind="repair"),),
+        reason="A defect of the authors' released code, not a violation of Lemma 2.2 (which "
+               "describes Alg. 3's estimator, fednest.ihgp_bias_vs_N).  The released code's "
+               "server appends every client's p + c_j to a list that is "
                "never cleared, so p_k = p_{k−1} + (1/k) mean_j (I − A_j/ℓ)^k p₀ (derived in "
                "released_ihgp's docstring, equal to the measure's closed_form metric): the "
                "series weighted by 1/k converges to (1/ℓ)(I − mean_j log(A_j/ℓ)) p₀ along a "
@@ -754,6 +841,34 @@ CLAIMS = [
                "log(λ/ℓ)) of an eigen-direction λ, about half at κ_g ≈ 5), so the bias tends "
                "to a non-zero constant and its semilog slope is 0, not log((κ_g−1)/κ_g); "
                "the 'fraction' metric is that recovered share."),
+    P.claim(
+        "indirect_bias_bound",
+        source=P.cite("Lemma 2.2, eq. (15) (b with ℓ_{f,1})"),
+        statement=r"\|\mathbb{E}_W[h_i^I(x, y)] - \bar\nabla^I f_i(x, y)\| \leq b := "
+                  r"\kappa_g \ell_{f,1}((\kappa_g - 1)/\kappa_g)^N",
+        kind="bounded_by", variable="N",
+        quantity=r"\|\mathbb{E}_W[h^I] - \bar\nabla^I f\|",
+        measure=indirect_bias, role="finding", expected="violated",
+        grid=per_budget(range(1, 7), range(1, 11), range(1, 15)),
+        replicates=per_budget(2, 2, 2),
+        law=law(rates.law_for("fednest.lemma22_b", "bound")), tolerance=0.0, scale="semilog",
+        schedule="Alg. 3's E_W[p_{N'}] in closed form (the deterministic series, the "
+                 "expectation over N') at the point (1, 0) of the scalar instance g = ½ay² − "
+                 "bxy, f = qy with a = 1, b = 600/49, q = 1 (ℓ_{g,1} = 625/49, κ_g = 12.76, "
+                 "ℓ_{f,1} = 0, ℓ_{f,0} = 1 on the whole space), one client, noise-free; "
+                 "deterministic (replicates identical).",
+        touches=("FEDNEST-R11", "FEDNEST-R2"),
+        mutants=(Mutant("proof_constant", "b with ℓ_{f,0} in place of ℓ_{f,1} (the bias "
+                        "scales with ‖∇_y f‖ ≤ ℓ_{f,0}): b = κ_g ℓ_{f,0}ρ^N ≥ ‖B‖ρ^N|q|/μ_g, "
+                        "and the bound holds (ratio ‖B‖/ℓ_{g,1} = 24/25)", {"lip": "ell_f0"},
+                        kind="repair"),),
+        reason="The bias of the indirect term is −∇²_{xy}g(E_W[Ĥ_y] − [∇²_y g]⁻¹)∇_y f = "
+               "∇²_{xy}g [∇²_y g]⁻¹(I − ∇²_y g/ℓ)^N ∇_y f: it scales with ‖∇_y f‖ ≤ ℓ_{f,0} "
+               "(Assumption A1), not with the Lipschitz constant ℓ_{f,1} of ∇f.  With a "
+               "linear upper level (ℓ_{f,1} = 0) eq. (15) gives b = 0, yet the bias is "
+               "b_{xy}ρ^N q/a > 0 (12.2·(1 − 1/κ_g)^N here).  The same defect as FedMBO's "
+               "Prop. 1 (fedmbo.phe_bias_bound_linear, FEDMBO-R5); with ℓ_{f,0} the bound "
+               "holds (mutant proof_constant)."),
     P.claim(
         "fedinn_vs_fedavg",
         source=P.cite("§2.5 FedInn vs FedAvg client drift", "[TEXT]"),
@@ -776,24 +891,31 @@ CLAIMS = [
         touches=("FEDNEST-I1",),
         mutants=(Mutant("fedavg_inner", "FedAvg's local steps (no SVRG correction) in place "
                         "of FedInn: the client drift makes the stationary error grow with h",
-                        {"inner": "fedavg"}),)),
+                        {"inner": "fedavg"}, kind="estimator"),)),
     P.claim(
         "rounds_per_epoch",
-        source=P.cite("§2.6 communication rounds per epoch and Alg. 3"),
-        statement=r"\mathrm{rounds\ per\ FedNest\ epoch} = 2T + N' + 3,\ "
-                  r"\mathbb{E}_{N'} = 2T + (N-1)/2 + 3\ (\S 2.6:\ 2T + N + 3)",
+        source=P.cite("§2.6 (\"Each FedNest epoch k requires 2T+N+3 communication rounds as "
+                      "follows: 2T rounds for SVRG of FedInn, N iterations for inverse Hessian "
+                      "approximation within FedIHGP and 3 additional aggregations\")"),
+        statement=r"\mathrm{rounds\ per\ FedNest\ epoch} = 2T + N + 3\ (N\ \mathrm{Neumann"
+                  r"\ iterations\ executed})",
         kind="exact", variable="N", quantity=r"\mathrm{rounds\ per\ epoch}",
         measure=fednest_rounds, role="confirmation",
         grid=per_budget([1, 2, 5, 10], [1, 2, 3, 5, 8, 10, 20], [1, 2, 3, 5, 8, 10, 20, 40]),
         replicates=per_budget(8, 8, 8),
         law=_fednest_rounds_law(), tolerance=1e-9, scale="linear",
-        schedule="T = 3 FedInn calls (2 rounds each), N swept, τ = 2, |S| = 4 of 10; the "
-                 "ledger counts the aggregations executed (Context.aggregate, per replicate "
-                 "through active=) over 4 epochs; 'predicted' is 2T + N' + 3 at the N' drawn, "
-                 "'expected_mean' the mean over N', 'official' the fixed schedule of the "
-                 "official code (fednest_released, 2T + N + 3), both from events.",
+        schedule="FedNest with N Neumann iterations executed every epoch, as §2.6 counts them "
+                 "(fednest_released, the official code's fixed schedule), T = 3 FedInn calls "
+                 "(2 rounds each), N swept, τ = 2, |S| = 4 of 10; the ledger counts the "
+                 "aggregations executed (Context.aggregate) over 4 epochs.  Alg. 3's FedNest "
+                 "(random N' ~ U{0..N−1}) is measured beside it: 'alg3' its count, "
+                 "'alg3_executed' 2T + N' + 3 at the N' drawn, 'alg3_mean' 2T + (N−1)/2 + 3; "
+                 "§2.6's count is an upper bound for it, never attained (FEDNEST-R1).",
         touches=("FEDNEST-R1",),
-        mutants=(EXTRA_AGGREGATION,)),
+        mutants=(EXTRA_AGGREGATION,
+                 Mutant("random_truncation", "Alg. 3's random truncation N' ~ U{0..N−1} in "
+                        "place of N iterations: 2T + N' + 3 rounds (mean 2T + (N−1)/2 + 3), "
+                        "not §2.6's 2T + N + 3", {"algorithm": "fednest"}, kind="truncation"))),
     PL.claim(
         "rounds_per_epoch",
         source=P.cite("§2.6 Light-FedNest rounds per epoch"),
@@ -826,8 +948,10 @@ CLAIMS = [
                  f"ᾱ = 2/L_Φ so α = 0.5/L_Φ at K = 16), β_k = β̄α_k/T with β̄ = 2, "
                  f"T = ⌈κ_g⁴⌉ = 7, N = ⌈κ_g log K⌉ (5…); α_i = α_k/τ, β_i = β_k/τ, τ = 2; "
                  f"|S| = 5 of 10; gradient/Hessian noise σ = 0.3.  Instance κ = 1.5, coupling "
-                 f"0.3 (κ_g = {_KG_RATE:.3f}), upper_mu = 1, h = 0.2.",
-        touches=("FEDNEST-R3", "FEDNEST-R4"),
+                 f"0.3 (κ_g = {_KG_RATE:.3f}), upper_mu = 1, h = 0.2: weakly coupled, so this "
+                 f"claim barely tests the indirect term (FEDNEST-R12).",
+        touches=("FEDNEST-R3", "FEDNEST-R4", "FEDNEST-R12"),
+        conditions=_cor31_conditions(),
         mutants=(STEP_OVER_K,)),
     P.claim(
         "minimax_rate",
@@ -934,7 +1058,7 @@ CLAIMS = [
                         "the A_i), |S| = 10 of 100: it converges linearly to the b-free "
                         "solution x* = 0 while LFedNest, which keeps the b_i, stops at the "
                         "floor of b̄_S ≠ 0 — the gap Fig. 4 shows",
-                        {"notebook_fednest": True, "sampled": 10}),),
+                        {"notebook_fednest": True, "sampled": 10}, kind="repair"),),
         reason="A faithful FedNest equals LFedNest here: every client's Hessian in its local "
                "variable is the same (I in y, λI in x; A_i = t_i I only couples x and y), so "
                "the FedAvg/LFedOut local steps average to exactly the SVRG-corrected ones and "
@@ -958,7 +1082,12 @@ CLAIMS = [
                  "β_k = β̄α_k with β̄ = 1; τ = 2, |S| = 5 of 10, noise 0.3; FedIHGP is exact "
                  "(∇²_{yy}g = I).  Instance QuadraticCompositional, h = 0.2, upper_mu = 0.5.",
         touches=("FEDNEST-R8", "FEDNEST-R4"),
-        mutants=(STEP_OVER_K,)),
+        mutants=(STEP_OVER_K,
+                 Mutant("indirect_dropped", "FedOut's h_i = ∇ₓf_i without the indirect term "
+                        "ℓ_{g,1}∇r_i(x)ᵀp (Lemma 2.1's hypergradient truncated to its direct "
+                        "part, which is 0 for a compositional f_i(y)): x never moves, so the "
+                        "average stationarity stays at ‖∇Φ(x⁰)‖² instead of decaying",
+                        {"indirect": False}, kind="indirect_term"))),
     P.claim(
         "fedsvrg_single_level",
         source=P.cite("Thm 3.2 (single level)"),
@@ -999,7 +1128,7 @@ CLAIMS = [
         touches=("FEDNEST-I2", "FEDNEST-I4"),
         mutants=(Mutant("short_series", "N = 2 Neumann steps in the local IHGP: its "
                         "truncation bias does not vanish as h → 0, so the stationary bias "
-                        "no longer scales as h⁴", {"neumann_steps": 2}),)),
+                        "no longer scales as h⁴", {"neumann_steps": 2}, kind="truncation"),)),
     P.claim(
         "variance_floor",
         source=P.cite("Thm 3.1 with σ = 0 and Cor 3.1's N"),
@@ -1025,7 +1154,7 @@ CLAIMS = [
         touches=("FEDNEST-R3", "FEDNEST-R6"),
         mutants=(Mutant("full_series", "the deterministic series (1/ℓ)Σ_{k<N}(I − Ā/ℓ)^k "
                         "∇_y f (Alg. 3's expectation, no random N'): no estimator variance, "
-                        "so at σ = 0 the average decays as 1/K + b²", {"series": "full"}),),
+                        "so at σ = 0 the average decays as 1/K + b²", {"series": "full"}, kind="repair"),),
         reason="At σ = 0 with full participation FedIHGP's only randomness is its truncation "
                "N' ~ U{0..N−1}: along an eigen-direction its output (N/ℓ)(1 − λ/ℓ)^{N'} has "
                "variance N/ℓ² Σ_{k<N}(1 − λ/ℓ)^{2k} − (E)² = Θ(N) (IHGP_VARIANCE, sympy), an "
@@ -1045,7 +1174,7 @@ CLAIMS = [
                   r"\ \mathrm{no\ growth\ in}\ \bar\alpha",
         kind="at_most", variable="alpha_bar",
         quantity=r"\frac{2}{K}\sum_{K/2 \leq k<K}\|\nabla\Phi(x_k)\|^2",
-        measure=variance_floor_vs_step, role="finding", expected="violated",
+        measure=variance_floor_vs_step, role="control", expected="violated",
         grid=per_budget(_vs_alpha_bars(_vf_problem()), _vs_alpha_bars(_vf_problem()),
                         _vs_alpha_bars(_vf_problem())),
         replicates=per_budget(16, 64, 256),
@@ -1056,23 +1185,17 @@ CLAIMS = [
                  "no transient enters the tail average over k ∈ [K/2, K).  Instance as "
                  "fednest.variance_floor.",
         touches=("FEDNEST-R3", "FEDNEST-R6", "FEDNEST-R7"),
-        mutants=(Mutant("full_series", "the deterministic series (no random N'): the tail "
-                        "is the bias b² of the series' fixed point, independent of ᾱ",
-                        {"series": "full"}),
-                 Mutant("released", "the official code's estimator (fednest_released): "
-                        "deterministic, so its floor is the bias of its 1/k-weighted series, "
-                        "independent of ᾱ (but not vanishing in K or N)",
-                        {"series": "released"})),
-        reason="With σ = 0 nothing in Thm 3.1's bound grows with ᾱ (its only ᾱ term, "
+        reason="Control (the mechanism of the finding fednest.variance_floor, not a "
+               "refutation of its own): a slope in ᾱ at one K cannot refute a bound that is "
+               "O(·) in K, whose hidden constant may depend on ᾱ; it shows where the floor "
+               "of fednest.variance_floor comes from.  With σ = 0 nothing in Thm 3.1's bound "
+               "grows with ᾱ (its only ᾱ term, "
                "ᾱσ²/√K, vanishes), yet the tail stationarity grows ∝ α_k = ᾱ/√K: the "
                "stationary spread of x under FedIHGP's Θ(N) truncation variance "
                "(IHGP_VARIANCE) at step α is ∝ αN.  The deterministic series and the "
                "official code's estimator (both without random N') remove the growth; the "
-               "latter keeps a bias floor instead (fednest.released_bias_vs_N).  Why this "
-               "contradicts the bound and is not a matter of its hidden constant: on the "
-               "branch α_k = ᾱ/√K ≤ ᾱ₁, ᾱ ranges up to ᾱ₁√K; at that end the tail is "
-               "Θ(ᾱ₁N) for every K, while the bound at σ = 0, O(1/(min_j ᾱ_j K) + b²) with "
-               "Cor 3.1's N, tends to 0 as K grows, so no constant independent of K can hold "
-               "it; the slope in ᾱ at fixed K shows the same growth on the measurable part of "
-               "the branch."),
+               "latter keeps a bias floor instead (fednest.released_bias_vs_N).  That this "
+               "contradicts the bound needs K swept as well (at ᾱ = ᾱ₁√K the tail is "
+               "Θ(ᾱ₁N) for every K while the bound at σ = 0 tends to 0): "
+               "fednest.variance_floor does that at the constant step α_k = ᾱ₁."),
 ]

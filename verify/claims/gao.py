@@ -564,16 +564,17 @@ def neumann_bias(Q, replicates, seed, backend="numpy"):
 def neumann_bias_with_bound(Q, replicates, seed, backend="numpy", *, mutant=None):
     """The worst truncation bias (:func:`worst_truncation_bias`, on the worst instance found by
     :func:`search_worst_neumann_instance`) against ``Δ_Q = (1−θμ)^{Q+1}L₀L₁/μ`` with the
-    smallest admissible constants (:func:`exact_constants`).  Mutants: ``rate_squared``
-    (``(1−θμ)^{2(Q+1)}``), ``quarter`` (``Δ_Q/4``).  Deterministic: every replicate is the same
-    number (``seed`` unused)."""
-    _check_mutant(mutant, ("rate_squared", "quarter"))
+    smallest admissible constants (:func:`exact_constants`).  Mutants of the bound:
+    ``rate_squared`` (``(1−θμ)^{2(Q+1)}``), ``quarter`` (``Δ_Q/4``); of the estimator:
+    ``theta_half`` (the series run with ``θ/2`` while the bound keeps ``θ``).  Deterministic:
+    every replicate is the same number (``seed`` unused)."""
+    _check_mutant(mutant, ("rate_squared", "quarter", "theta_half"))
     P, c, Q = worst_neumann_instance(), _worst_constants(), int(Q)
     theta = default_theta(P)
     rate = 1.0 - theta * c["mu"]
     power = 2 * (Q + 1) if mutant == "rate_squared" else Q + 1
     bound = rate ** power * c["L0"] * c["L1"] / c["mu"] / (4.0 if mutant == "quarter" else 1.0)
-    worst = worst_truncation_bias(P, theta, Q)
+    worst = worst_truncation_bias(P, theta / 2 if mutant == "theta_half" else theta, Q)
     return {"value": per_replicate(worst, replicates), "bound": per_replicate(bound, replicates),
             "ratio": per_replicate(worst / bound, replicates),
             "L0": per_replicate(c["L0"], replicates), "L1": per_replicate(c["L1"], replicates),
@@ -747,9 +748,13 @@ CLAIMS = [
         mutants=(
             Mutant("rate_squared", "the bound's rate squared, (1−θμ)^{2(Q+1)}L₀L₁/μ: below the "
                    "bias of the slowest mode once (1−θμ)^{Q+1} < the worst ratio",
-                   {"mutant": "rate_squared"}),
+                   {"mutant": "rate_squared"}, kind="bound"),
             Mutant("quarter", "the bound divided by 4, Δ_Q/4: below the worst bias when the "
-                   "worst ratio exceeds 1/4", {"mutant": "quarter"})),
+                   "worst ratio exceeds 1/4", {"mutant": "quarter"}, kind="bound"),
+            Mutant("theta_half", "the estimator's Neumann scale θ halved (the series of eq. 3.2 "
+                   "run with θ/2, the bound left at θ): the bias decays as (1 − θμ/2)^{Q+1}, "
+                   "slower than Δ_Q, and exceeds it once Q is large", {"mutant": "theta_half"},
+                   kind="neumann_scaling")),
         touches=("GAO-R1", "GAO-R8")),
     P_.claim(
         "localbsgm_iterations_vs_epsilon", role="confirmation",
@@ -762,7 +767,7 @@ CLAIMS = [
                  "(ε^{-2} vs ε^{-2.2})",
         mutants=(Mutant("eta_fixed", "η held at the reference c_η Kε_ref instead of Cor 1's "
                         "η = O(Kε): the noise term 4αησ²/K of Thm 1 stops shrinking with ε, so "
-                        "A stalls as T grows", {"mutant": "eta_fixed"}),),
+                        "A stalls as T grows", {"mutant": "eta_fixed"}, kind="step_exponent"),),
         touches=("GAO-R1", "GAO-R2", "GAO-R6", "GAO-R7", "GAO-R9")),
     P_.claim(
         "localbsgm_communication_vs_epsilon", role="confirmation",
@@ -775,7 +780,7 @@ CLAIMS = [
         schedule=f"{_M_SCHED}; {_HOMOG}; x = T(ε)/p(ε) (= the ledger's rounds, counted by "
                  "Context.aggregate); tolerance 10% of the exponent",
         mutants=(Mutant("period_fixed", _PERIOD_FIXED + " (A ∝ (T/p)^{-1/2})",
-                        {"mutant": "period_fixed"}),),
+                        {"mutant": "period_fixed"}, kind="schedule"),),
         touches=("GAO-R1", "GAO-R2", "GAO-R6", "GAO-R7", "GAO-R9")),
     P_.claim(
         "localbsgm_linear_speedup", role="confirmation",
@@ -794,7 +799,7 @@ CLAIMS = [
         mutants=(Mutant("same_sample", "every device draws the same sample, so the device "
                         "average is not a mean of K independent estimates: the noise term "
                         "4αησ²/K becomes 4αησ² and with η ∝ K grows linearly in K",
-                        {"mutant": "same_sample"}),),
+                        {"mutant": "same_sample"}, kind="noise_averaging"),),
         touches=("GAO-R1", "GAO-R2", "GAO-R6", "GAO-R7", "GAO-R9")),
     P_.claim(
         "localbsgvrm_iterations_vs_epsilon", role="confirmation",
@@ -808,7 +813,7 @@ CLAIMS = [
                         "samples instead of the same ξ̂_t: the correction no longer cancels the "
                         "noise, the momentum's error keeps a variance of order σ²/(αη²), which "
                         "grows as η shrinks along the schedule",
-                        {"mutant": "independent_samples"}),),
+                        {"mutant": "independent_samples"}, kind="estimator"),),
         touches=("GAO-R1", "GAO-R2", "GAO-R4", "GAO-R5", "GAO-R6", "GAO-R7", "GAO-R9",
                  "GAO-I1", "GAO-I2", "GAO-I3", "GAO-I4")),
     P_.claim(
@@ -822,7 +827,7 @@ CLAIMS = [
         schedule=f"{_V_SCHED}; {_HOMOG}; x = T(ε)/p(ε) (the ledger's rounds within one: Alg 2 "
                  "averages at (t+1) mod p = 0 from t = 1); tolerance 10% of the exponent",
         mutants=(Mutant("period_fixed", _PERIOD_FIXED + " (p = S = 2 with Thm 2's α, η_t at "
-                        "p = 2)", {"mutant": "period_fixed"}),),
+                        "p = 2)", {"mutant": "period_fixed"}, kind="schedule"),),
         touches=("GAO-R1", "GAO-R2", "GAO-R4", "GAO-R5", "GAO-R6", "GAO-R7", "GAO-R9",
                  "GAO-I1", "GAO-I2", "GAO-I3", "GAO-I4")),
     P_.claim(
@@ -838,7 +843,7 @@ CLAIMS = [
         mutants=(Mutant("shared_hessians", "every device's ∇²_yy g^{(k)}, ∇²_xy g^{(k)} "
                         "replaced by the devices' mean (gradients still heterogeneous): the "
                         "device average of eq. (3.1) is then ∇Φ, x̃ = x* up to the truncation "
-                        "bias, and A ≤ ε holds", {"mutant": "shared_hessians"}),),
+                        "bias, and A ≤ ε holds", {"mutant": "shared_hessians"}, kind="repair"),),
         touches=("GAO-R3", "GAO-R1", "GAO-R2", "GAO-R6", "GAO-R7", "GAO-R9")),
     P_.claim(
         "localbsgvrm_heterogeneous_floor", role="finding",
@@ -853,7 +858,7 @@ CLAIMS = [
         mutants=(Mutant("shared_hessians", "every device's ∇²_yy g^{(k)}, ∇²_xy g^{(k)} "
                         "replaced by the devices' mean (gradients still heterogeneous): the "
                         "device average of eq. (3.1) is then ∇Φ, x̃ = x* up to the truncation "
-                        "bias, and A ≤ ε holds", {"mutant": "shared_hessians"}),),
+                        "bias, and A ≤ ε holds", {"mutant": "shared_hessians"}, kind="repair"),),
         touches=("GAO-R3", "GAO-R1", "GAO-R2", "GAO-R4", "GAO-R5", "GAO-R6", "GAO-R7",
                  "GAO-R9", "GAO-I3")),
     P_.claim(
@@ -871,7 +876,7 @@ CLAIMS = [
                   "ledger's communication rounds: O(1) iff rounds-to-ε ∝ 1/ε; LocalBSGM's "
                   f"derived exponent is {PRODUCT_EXPONENT_M:g}; tolerance 0.15 (a third of the "
                   "gap between the two exponents)"),
-        mutants=(Mutant("no_correction", _NO_CORRECTION, {"mutant": "no_correction"}),),
+        mutants=(Mutant("no_correction", _NO_CORRECTION, {"mutant": "no_correction"}, kind="estimator"),),
         touches=("GAO-R1", "GAO-R2", "GAO-R4", "GAO-R5", "GAO-R6", "GAO-R7", "GAO-R9",
                  "GAO-I1", "GAO-I3")),
 ]

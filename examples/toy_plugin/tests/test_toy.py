@@ -17,3 +17,10 @@ def test_claims_hold_and_catch_their_mutants():
         assert check(claim, budget="smoke").verdict == "holds", cid
         for mutated in claim.mutated():
             assert check(mutated, budget="smoke").verdict == "violated", mutated.id
+
+
+def test_the_inventory_is_mapped_to_the_claims():
+    from bilevel_theory.verify.coverage import coverage
+
+    status = {a.result.id: a.status for a in coverage() if a.inventory.key == "toy"}
+    assert status == {"toy.bias": "full", "toy.rounds": "partial"}

@@ -1,0 +1,64 @@
+"""Regenerate ``docs/coverage.md`` from the inventories and the claims catalogue.
+
+    python3 -m bilevel_theory.verify.coverage --write    # rewrite docs/coverage.md
+    python3 -m bilevel_theory.verify.coverage --check    # exit 1 if it is out of sync
+
+The page uses this package's inventories and claims modules only (installed plug-ins are left
+out, so it does not depend on the environment).  Exit codes: 0 written / in sync, 1 out of
+sync, 2 bad input (a path that cannot be read or written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+#: the page in a source checkout (an installed package has no docs/: pass --path)
+PATH = Path(__file__).resolve().parents[2] / "docs" / "coverage.md"
+
+
+def page() -> str:
+    """The page's exact text."""
+    from ..catalogue_doc import package_claims  # noqa: PLC0415
+    from .mapping import coverage, package_inventories  # noqa: PLC0415
+    from .render import markdown  # noqa: PLC0415
+
+    return markdown(coverage(package_claims(), package_inventories()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m bilevel_theory.verify.coverage",
+                                     description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--write", action="store_true", help="rewrite the page")
+    mode.add_argument("--check", action="store_true", help="only check the page is in sync")
+    parser.add_argument("--path", type=Path, default=PATH, help="the page (default: %(default)s)")
+    args = parser.parse_args(argv)
+    text = page()
+    if args.check:
+        from ..baseline import _read_text  # noqa: PLC0415
+
+        try:
+            current = _read_text(args.path)
+        except (OSError, ValueError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        if current != text:
+            print(f"{args.path} is out of sync with the inventories and claims; run python3 -m "
+                  "bilevel_theory.verify.coverage --write", file=sys.stderr)
+            return 1
+        print(f"{args.path} is in sync")
+        return 0
+    try:
+        args.path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

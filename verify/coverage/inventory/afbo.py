@@ -1,0 +1,125 @@
+"""Li, Zhu, Gong, Mao & Zhou, WiOpt 2024: AFBO (Alg. 1) with APHE (Alg. 2).
+
+Notation: ``m`` clients, all asynchronous (canonical ``n``); APHE truncates its series at
+``U = m`` terms, so ``m`` is also the Neumann count (``N``) of ``b``; ``T`` outer rounds;
+``K^t`` inner steps (``K``); ``E_i^{t,k}`` local iterations (``τ``); ``τ_i^t``, ``ρ_i^k`` the
+outer and inner delays (``delay``).
+"""
+
+from __future__ import annotations
+
+from ..model import Inventory, Result
+
+_OTHERS = ("compares with SDBO, ADBO and Prometheus on MNIST and Covertype accuracy: those "
+           "algorithms are outside the five papers and not implemented")
+
+RESULTS = (
+    Result("afbo.thm4.1.b", "theorem", "Thm 4.1 (b), Alg. 2 APHE with U = m",
+           r"b = \kappa_g l_{f,1}(1 - 1/\kappa_g)^N,\ N = U = m", ("N", "κ"),
+           claims=("afbo.aphe_bias", "afbo.aphe_bias_series")),
+    Result("afbo.lemma4.1", "lemma", "Lemma 4.1, §IV.C",
+           r"\mathbb{E}f(x^{t+1}) - \mathbb{E}f(x^t) \le (L_f\eta_t^2 - \frac{\eta_t}{2})"
+           r"\mathbb{E}\|\bar H\|^2 - \frac{\eta_t}{2}\|\nabla f(x^t)\|^2 + \eta_tM_f^2\mathbb{E}"
+           r"\|y^{t+1} - y^*(x^t)\|^2 + \eta_tb^2 + \frac{3L_f\eta_t^2}{m}(\hat D_f\sum_i"
+           r"\tau_i^t + \hat\sigma_f + 4\hat D_f)", ("η", "delay", "n")),
+    Result("afbo.lemma4.2", "lemma", "Lemma 4.2, §IV.C",
+           r"\mathbb{E}\|y^{t+1} - y^*(x^t)\|^2 \le 4(\sigma_g^2 + \sigma_{g,1}^2)\sum_k"
+           r"\beta_{t,k}^2 + \prod_k(1 - \beta_{t,k}\mu_g)\mathbb{E}\|y^t - y^*(x^t)\|^2",
+           ("K", "η")),
+    Result("afbo.thm4.1a", "theorem", "Thm 4.1(a) (strongly convex), §IV",
+           r"\mathbb{E}[V^T] = (1 - \eta_t\mu_f)^T\mathbb{E}[V^0] + C\frac{1 - (1 - \eta_t"
+           r"\mu_f)^{T-1}}{\eta_t\mu_f},\ C = \frac{2\eta_t}{\mu_f}b^2 + \frac{6\eta_t^2}{m}"
+           r"(\hat D_f\sum_i\tau_i^t + \dots) + \dots + \frac{4L_fU_2(\sigma_g^2 + "
+           r"\sigma_{g,1}^2)}{m\mu_fE^t}\sum_k\beta_{t,k}^2 + \dots",
+           ("T", "η", "delay", "n", "N", "τ"), headline=True,
+           claims=("afbo.strongly_convex_rate_theorem", "afbo.heterogeneous_local_iterations")),
+    Result("afbo.thm4.1b", "theorem", "Thm 4.1(b) (nonconvex), §IV",
+           r"\frac1T\sum_t\mathbb{E}\|\nabla f(x^t)\|^2 \le \frac{2}{\bar\eta T}[\mathbb{E}W^0"
+           r" - \mathbb{E}W^*] + b^2 + \dots + \frac{1}{\bar\eta T}\sum_t(\sum_{i=1}^m"
+           r"\tau_i^t + 4)\frac{3L_f\eta_t^2\hat D_f}{m}",
+           ("T", "η", "delay", "n", "N", "K"), headline=True,
+           claims=("afbo.staleness_floor_vs_delay",)),
+    Result("afbo.thm4.1b.sync", "remark", "Remark 2 (synchronous case of Thm 4.1(b))",
+           r"\tau_i^t = 1: \frac{1}{\bar\eta T}\sum_t\frac{3(m+4)L_f\eta_t^2}{m}\hat D_f,"
+           r"\ \text{which matches previous works}", ("n", "η")),
+    Result("afbo.rem1.vanishing", "remark", "Remark 1 (strongly convex)",
+           "a vanishing term that decreases and goes to 0 as the number of rounds T increases, "
+           "and the non-vanishing term ... all components are controlled by stepsize (η_t), "
+           "which means it is unbiased", ("T", "η"),
+           claims=("afbo.no_bias_bounded_delays", "afbo.strongly_convex_floor")),
+    Result("afbo.rem1.terms", "remark", "Remark 1 (nonconvex)",
+           "the first non-vanishing term depends on the Hessian inverse approximation accuracy "
+           "... the third non-vanishing term depends on SGD variances (σ̂_f) and the total "
+           "number of clients (m)", ("N", "σ", "n")),
+    Result("afbo.rem2.delay", "remark", "Remark 2 (delay)",
+           "the upper bound of the convergence rate is increasing as the average outer loop "
+           "delay for all rounds and all clients increases ... only the last term involves the "
+           "asynchronous delay", ("delay",), claims=("afbo.staleness_floor_vs_delay",)),
+    Result("afbo.rem2.inner", "remark", "Remark 2 (inner loops)",
+           "if we run more inner loops, then the error of the first term will decrease",
+           ("K",)),
+    Result("afbo.rem2.clients", "remark", "Remark 2 (clients)",
+           "this error term ... increases as the SGD variance increases and decreases as the "
+           "total number of clients increases", ("n", "σ")),
+    Result("afbo.rem2.heterogeneity", "remark", "Remark 2 (heterogeneity)",
+           "the lower non-IID heterogeneity can decrease the error bound of this term", ("δ",)),
+    Result("afbo.rem2.step", "remark", "Remark 2 (step size under delay)",
+           "when the asynchronous delay (τ_i^t) increases, we need to choose a smaller step size "
+           "to keep a similar convergence bound", ("delay", "η")),
+    Result("afbo.cor4.1.sc", "corollary", "Cor 4.1 (strongly convex)",
+           r"K^t\beta_t^2 \le 1/T,\ N = O(\log T),\ \eta_t = \sqrt{1/T} \Rightarrow "
+           r"\mathbb{E}\|x^t - x^*\|^2 = O(1/T)", ("T",), headline=True,
+           claims=("afbo.strongly_convex_rate", "afbo.strongly_convex_rate_random_truncation")),
+    Result("afbo.cor4.1.sc_y", "corollary", "Cor 4.1 (strongly convex, lower level)",
+           r"\mathbb{E}\|y^*(x^t) - y^t\|^2 = O(1/T)", ("T",), headline=True),
+    Result("afbo.cor4.1.nc", "corollary", "Cor 4.1 (nonconvex)",
+           r"\eta_t = \sqrt{m/T} \Rightarrow \frac1T\sum_t\mathbb{E}\|\nabla f(x^t)\|^2 \le "
+           r"O\Big(\frac{1}{\sqrt{mT}} + \frac{1}{m\sqrt{mT}} + \frac1T\Big)", ("T", "n"),
+           headline=True,
+           claims=("afbo.nonconvex_rate_T", "afbo.linear_speedup_m",
+                   "afbo.linear_speedup_m_sync")),
+    Result("afbo.rem3", "remark", "Remark 3",
+           "to achieve an ε-optimal solution for both the lower-level and upper-level problems "
+           "for the convex case, the sample complexity of AFBO is O(ε⁻²)", ("ε",),
+           headline=True),
+    Result("afbo.rem4.speedup", "remark", "Remark 4 (linear speedup)",
+           "the major term in the upper bound O(1/√(mT)), which shows it achieves a linear "
+           "speedup", ("n", "T"), headline=True,
+           claims=("afbo.linear_speedup_m", "afbo.linear_speedup_m_sync")),
+    Result("afbo.rem4.vs_fednest", "remark", "Remark 4 (comparison with FedNest)",
+           "compared with FedNest, our complexity has the same dependence on ε, but a better "
+           "dependence on m due to the linear speedup", ("n", "ε"), headline=True),
+    Result("afbo.rem4.matches", "remark", "Remark 4 (comparison with asynchronous FL)",
+           "asynchronous FL algorithms under the non-convex setting can achieve a convergence "
+           "rate of O(1/√T) (e.g., AFA-CD); as our asynchronous algorithm can reach O(1/√(mT)), "
+           "it matches that of the existing asynchronous algorithms", ("T",), checkable=False,
+           why_not="a comparison with other papers' rates (AFA-CD), not a property of a run"),
+    Result("afbo.table1", "table", "Table I",
+           r"\text{AFBO: asynchronous outer and inner loops, convergence rate } "
+           r"O(\epsilon^{-2}n^{-1}),\ \text{linear speedup}", ("ε", "n")),
+    Result("afbo.fig1_3", "figure", "§V.A–B, Figs. 1–3",
+           "AFBO achieves the best performance among all the schemes", ("T",),
+           checkable=False, why_not=_OTHERS),
+    Result("afbo.fig4", "figure", "§V.B, Fig. 4 (stragglers)",
+           "at most five stragglers whose mean delay is five times the normal clients' ... "
+           "[AFBO keeps its performance]", ("delay",)),
+    Result("afbo.fig5_6.inner_delay", "figure", "§V.C, Figs. 5–6",
+           "all algorithms except AFBO suffer an obvious convergence degeneration as there "
+           "exists an inner loop asynchronous delay; synchronous algorithms (e.g. FedNest) "
+           "degenerate more than AFBO", ("delay",)),
+    Result("afbo.fig5.non_iid", "figure", "§V.C, Fig. 5",
+           "convergence degeneration is much more obvious in the non-IID MNIST dataset than in "
+           "the IID MNIST dataset", ("delay", "δ")),
+    Result("afbo.fig7_8", "figure", "§V.D, Figs. 7–8",
+           "AFL performs worse in FBO tasks ... the convergence rates and speeds of AFBO and "
+           "AFL are similar", ("T",), checkable=False,
+           why_not="AFL is outside the five papers and not implemented"),
+)
+
+#: AFBO's symbols in the claims' ``variable``: ``T`` rounds, ``m`` clients, ``τ̄ − 1`` the
+#: excess mean delay.  The APHE claims sweep ``m`` as the series length ``U = m`` (``N``).
+INVENTORY = Inventory(
+    key="afbo", paper="AFBO", citation="Li, Zhu, Gong, Mao & Zhou, WiOpt 2024",
+    notation={"T": "T", "m": "n", r"\bar\tau - 1": "delay"},
+    claim_sweeps={"afbo.aphe_bias": "N", "afbo.aphe_bias_series": "N"},
+    results=RESULTS)

@@ -1,0 +1,125 @@
+"""Huang, Zhang & Ji, ICML 2023 (arXiv:2302.05412): FedMBO (Alg. 1) with PHE (Alg. 2).
+
+Notation: ``m`` clients in total (canonical ``n``), ``n`` sampled per round (``m``), ``K`` outer
+iterations (``T``), ``T`` inner minibatch-SGD steps (``K``), ``S`` the inner batch (``batch``),
+``N`` the Neumann truncation.
+"""
+
+from __future__ import annotations
+
+from ..model import Inventory, Result
+
+_KAPPA = ("Cor 1 needs ST = Ω(κ_g⁴) inner steps per outer iteration and K = O(κ_g⁵ε⁻²/n) "
+          "outer ones: the run length grows like κ_g⁹, so a κ sweep over one decade is out of "
+          "reach on this machine (FEDMBO-R10)")
+
+RESULTS = (
+    Result("fedmbo.eq5", "section", "§3.2, eq. (5)",
+           r"\|[\nabla^2_{yy}g]^{-1} - \mathbb{E}[\frac{N}{\ell_{g,1}}\prod_{n=1}^{N'}(I - "
+           r"\nabla^2_{yy}g(\cdot;\zeta^n)/\ell_{g,1})]\| \le \frac{1}{\mu_g}(1 - "
+           r"\mu_g/\ell_{g,1})^N", ("N", "κ"), claims=("fedmbo.phe_bias_vs_N",)),
+    Result("fedmbo.prop1", "proposition", "Prop. 1",
+           r"\|\bar{\mathcal H}(x^k, y^{k+1}) - \bar\nabla f(x^k, y^{k+1})\| \le b,\quad "
+           r"b = \kappa_g\ell_{f,1}((\kappa_g - 1)/\kappa_g)^N", ("N", "κ"),
+           claims=("fedmbo.phe_bias_vs_N", "fedmbo.phe_bias_bound_stated",
+                   "fedmbo.phe_bias_bound_linear", "fedmbo.phe_bias_bound_proof")),
+    Result("fedmbo.prop2.variance", "proposition", "Prop. 2 (variance)",
+           r"\mathbb{E}\|\mathcal H_i - \bar{\mathcal H}\|^2 \le \tilde\sigma_f^2 = "
+           r"O(\kappa_g^2)", ("N", "κ"),
+           claims=("fedmbo.phe_variance_vs_N", "fedmbo.phe_variance_prop2_explicit")),
+    Result("fedmbo.prop2.second_moment", "proposition", "Prop. 2 (second moment)",
+           r"\mathbb{E}[\|\mathcal H_i\|^2 | \mathcal F^k] \le \tilde D_f^2 = O(\kappa_g^2)",
+           ("N", "κ")),
+    Result("fedmbo.prop3", "proposition", "Prop. 3",
+           r"\mathbb{E}\|\frac1n\sum_{i=1}^n(\mathcal H_i - \bar{\mathcal H})\|^2 \le "
+           r"\tilde\sigma_f^2/n", ("m",),
+           claims=("fedmbo.phe_variance_vs_clients", "fedmbo.ihgp_variance_contrast")),
+    Result("fedmbo.sec1.fednest", "section", "§1 and §4, before Prop. 2 (FedNest's estimator)",
+           "FedNest fails to achieve a linear speedup for convergence in training due to the "
+           "high correlation among the individual hypergradient estimators computed by all "
+           "clients", ("m",), claims=("fedmbo.ihgp_variance_contrast",)),
+    Result("fedmbo.lemma2", "lemma", "Lemma 2 (App.)",
+           r"L_f = O(\kappa_g^3),\ L_y = \ell_{g,1}/\mu_g,\ M_f = O(\kappa_g^2)", ("κ",)),
+    Result("fedmbo.lemma3", "lemma", "Lemma 3 (App.)", r"L_{yx} = O(\kappa_g^3)", ("κ",),
+           checkable=False,
+           why_not="on a quadratic lower level ∇y* is constant, so L_yx = 0 and the bound "
+                   "says nothing"),
+    Result("fedmbo.lemma4", "lemma", "Lemma 4 (App.)",
+           r"\mathbb{E}f(x^{k+1}) - \mathbb{E}f(x^k) \le \alpha_kM_f^2\mathbb{E}\|y^{k+1} - "
+           r"y^*(x^k)\|^2 + (\alpha_k^2L_f - \frac{\alpha_k}{2})\mathbb{E}\|\bar{\mathcal H}\|^2"
+           r" - \frac{\alpha_k}{2}\mathbb{E}\|\nabla f(x^k)\|^2 + \alpha_kb^2 + "
+           r"\frac{\alpha_k^2L_f\tilde\sigma_f^2}{n}", ("η", "m", "N")),
+    Result("fedmbo.lemma5", "lemma", "Lemma 5 (App.), eq. (14)",
+           r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2 \le \prod_t(1 - \beta_{k,t}\mu_g)\,\mathbb{E}"
+           r"\|y^k - y^*(x^k)\|^2 + \frac{4(\sigma_{g,1}^2 + \sigma_g^2)}{nS}\sum_t"
+           r"\beta_{k,t}^2", ("K", "m", "batch", "η"),
+           claims=("fedmbo.inner_loop_lemma5", "fedmbo.inner_loop_drift")),
+    Result("fedmbo.rem5", "remark", "Remark 5 (App.)",
+           r"\text{full participation without replacement: } \dots + "
+           r"\frac{4\sigma_{g,1}^2}{nS}\sum_t\beta_{k,t}^2\ \text{(no Assumption 5)}",
+           ("m", "batch")),
+    Result("fedmbo.lemma6", "lemma", "Lemma 6 (App.)",
+           r"\mathbb{E}\|y^{k+1} - y^*(x^{k+1})\|^2 \le a_1(\alpha_k)\mathbb{E}\|\bar{\mathcal"
+           r" H}\|^2 + a_2(\alpha_k, n)\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2 + a_3(\alpha_k, n)"
+           r"\tilde\sigma_f^2", ("η", "m")),
+    Result("fedmbo.thm1", "theorem", "Thm 1",
+           r"\frac1K\sum_k\mathbb{E}\|\nabla f(x^k)\|^2 = O\Big(\frac{\hat\alpha_3 + "
+           r"\hat\alpha_3^{-1}}{\sqrt{nK}} + \frac{1}{\min(\hat\alpha_1, \hat\alpha_2)K} + "
+           r"b^2\Big)", ("T", "m", "N"), headline=True,
+           claims=("fedmbo.stationarity_vs_n", "fedmbo.stationarity_vs_K")),
+    Result("fedmbo.thm1.speedup", "section", "§4, after Thm 1",
+           "the major term in the error bound O(1/√(nK)) has a linear speedup w.r.t. the number "
+           "n of the participating clients", ("m", "T"), headline=True,
+           claims=("fedmbo.stationarity_vs_n", "fedmbo.stationarity_vs_K",
+                   "fedmbo.linear_speedup")),
+    Result("fedmbo.rem4", "remark", "Remark 4",
+           "for the full clients participation scenario ... similar results (constants "
+           "slightly different) can be obtained", ("T", "m")),
+    Result("fedmbo.cor1", "corollary", "Cor 1 (rate)",
+           r"N = \Omega(\kappa_g\log K),\ ST = \Omega(\kappa_g^4) \Rightarrow \frac1K\sum_k"
+           r"\mathbb{E}\|\nabla f(x^k)\|^2 = O\Big(\frac{\kappa_g^{5/2}}{\sqrt{nK}} + "
+           r"\frac{\kappa_g^3}{K} + \frac{\kappa_g^{7/2}\sqrt n}{K^{3/2}}\Big)",
+           ("T", "m", "κ"), headline=True, claims=("fedmbo.linear_speedup",), reason=_KAPPA),
+    Result("fedmbo.cor1.iterations", "corollary", "Cor 1 (iteration complexity)",
+           r"K = O(\kappa_g^5\epsilon^{-2}/n)", ("ε", "m", "κ"), headline=True,
+           claims=("fedmbo.complexity_vs_epsilon", "fedmbo.linear_speedup"), reason=_KAPPA),
+    Result("fedmbo.cor1.samples", "section", "§4, after Cor 1 (sample complexity)",
+           r"\text{samples in } \xi: O(\kappa_g^9\epsilon^{-2}),\ \text{in } \theta: "
+           r"O(\kappa_g^5\epsilon^{-2})", ("ε", "κ"), headline=True, reason=_KAPPA),
+    Result("fedmbo.cor1.vs_fednest", "section", "§4, after Cor 1 (comparison with FedNest)",
+           "compared with FedNest in the non-i.i.d. setting, our complexity has the same "
+           "dependence on κ and ε, but a better dependence on n due to the linear speedup",
+           ("m", "ε", "κ"), headline=True, reason=_KAPPA),
+    Result("fedmbo.cor1.bias", "section", "Proof of Cor 1 (App.)",
+           r"N = \Omega(\kappa_g\log K) \Rightarrow b = 1/K^{1/4}", ("N", "T", "κ")),
+    Result("fedmbo.table1", "table", "Table 1 and §1",
+           r"\text{sample complexity } O(\kappa^9\epsilon^{-2}n^{-1}),\ \text{partial "
+           r"participation, linear speedup, data heterogeneity}", ("ε", "m", "κ"),
+           reason=_KAPPA),
+    Result("fedmbo.rem2", "remark", "§3.1 and Remarks 2–3",
+           "minibatch SGD admits a much smaller client drift [than FedAvg], which is critical "
+           "in achieving the linear speedup", ("m",), claims=("fedmbo.inner_loop_drift",)),
+    Result("fedmbo.fig2.heterogeneity", "figure", "§5.1, Fig. 2 (left)",
+           "the proposed algorithm performs the worst in the 1-digit case [the most "
+           "heterogeneous]", ("δ",)),
+    Result("fedmbo.fig2.sampling", "figure", "§5.1, Fig. 2 (sampling ratio)",
+           "increasing the sampling ratio helps the performance of our algorithm", ("m",),
+           claims=("fedmbo.stationarity_vs_n",)),
+    Result("fedmbo.fig2.clients", "figure", "§5.1, Fig. 2 (total clients)",
+           "the performance of our proposed algorithm becomes better as we increase the number "
+           "of clients [at a fixed 10% sampling ratio]", ("n",)),
+    Result("fedmbo.fig3.rounds", "figure", "§5.2, Fig. 3 (left)",
+           "among all the settings [PHE/IHGP × MinibatchSGD/FedSVRG/FedAvg], the proposed PHE "
+           "+ MinibatchSGD converges the fastest [against communication rounds]", ("T",)),
+    Result("fedmbo.fig3.inner", "figure", "§5.2, Fig. 3 (middle)",
+           "MinibatchSGD for the lower-level problem achieves similar performance to FedSVRG "
+           "and both are better than the FedAvg algorithm", ("T",)),
+)
+
+#: FedMBO's symbols in the claims' ``variable``: ``n`` sampled clients, ``K`` outer iterations,
+#: ``N`` the truncation, ``1/ε`` target accuracy.
+INVENTORY = Inventory(
+    key="fedmbo", paper="FedMBO 2023",
+    citation="Huang, Zhang & Ji, ICML 2023 (arXiv:2302.05412)",
+    notation={"n": "m", "K": "T", "T": "K", "N": "N", "S": "batch", "1/ε": "ε"},
+    results=RESULTS)

@@ -1,0 +1,117 @@
+"""Tarzanagh, Li, Thrampoulidis & Oymak, ICML 2022 (arXiv:2205.02215): FedNest and
+LFedNest.
+
+Notation: ``m`` clients, all taking part (canonical ``n``); ``K`` outer epochs and ``k`` the
+epoch index (``T``); ``T`` inner FedInn steps (``K``); ``τ_i`` local steps (``τ``); ``N`` the
+FedIHGP truncation; ``ᾱ`` the step constant (``η``); ``h`` the heterogeneity of an instance
+(``δ``).
+"""
+
+from __future__ import annotations
+
+from ..model import Inventory, Result
+
+_KAPPA = ("Cor 3.1 needs T = O(κ_g⁴) inner steps per epoch and K = O(κ_g⁵ε⁻²) epochs: the run "
+          "length grows like κ_g⁹, so a κ sweep over one decade is out of reach on this "
+          "machine (FEDNEST-R3)")
+
+RESULTS = (
+    Result("fednest.lemma2.2.bias", "lemma", "Lemma 2.2, eq. (14)",
+           r"\|[\nabla^2_y g]^{-1} - \mathbb{E}_{\mathcal W}[\hat H_y]\| \le \frac{1}{\mu_g}"
+           r"\Big(\frac{\kappa_g - 1}{\kappa_g}\Big)^N", ("N", "κ"),
+           claims=("fednest.ihgp_bias_vs_N", "fednest.released_bias_vs_N")),
+    Result("fednest.lemma2.2.moment", "lemma", "Lemma 2.2, eq. (14)",
+           r"\mathbb{E}_{\mathcal W}\|[\nabla^2_y g]^{-1} - \hat H_y\| \le 2/\mu_g", ("N", "κ")),
+    Result("fednest.lemma2.2.b", "lemma", "Lemma 2.2, eq. (15)",
+           r"\|\mathbb{E}_{\mathcal W}[h_i^I(x,y)] - \bar\nabla^I f_i(x,y)\| \le b,\quad "
+           r"b = \kappa_g\ell_{f,1}((\kappa_g-1)/\kappa_g)^N", ("N", "κ")),
+    Result("fednest.sec2.5", "section", "§1 (contributions) and §2.5 (FedInn vs FedAvg)",
+           "the variance reduction of FedInn enables robustness in the sense that local models "
+           "converge to the globally optimal inner model despite client drift/heterogeneity "
+           "unlike FedAvg", ("δ",), claims=("fednest.fedinn_vs_fedavg",)),
+    Result("fednest.sec2.6.rounds", "section", "§2.6 (rounds per epoch)",
+           "each FedNest epoch k requires 2T + N + 3 communication rounds", ("K", "N"),
+           claims=("fednest.rounds_per_epoch",)),
+    Result("fednest.sec2.6.lfednest_rounds", "section", "§2.6 (Light-FedNest)",
+           "LFedNest ... reduces the number of rounds to T + 1, saving T + N + 2 rounds",
+           ("K", "N"), claims=("lfednest.rounds_per_epoch",)),
+    Result("fednest.thm3.1", "theorem", "Thm 3.1",
+           r"\frac1K\sum_k\mathbb{E}\|\nabla f(x^k)\|^2 = O\Big(\frac{\bar\alpha\max(\sigma_"
+           r"{g,1}^2, \sigma_{g,2}^2, \sigma_f^2)}{\sqrt K} + \frac{1}{\min(\bar\alpha_1, "
+           r"\bar\alpha_2, \bar\alpha_3)K} + b^2\Big)", ("T", "η", "N", "σ"), headline=True,
+           claims=("fednest.variance_floor", "fednest.variance_floor_vs_step")),
+    Result("fednest.cor3.1", "corollary", "Cor 3.1 (bilevel)",
+           r"N = O(\kappa_g\log K),\ T = O(\kappa_g^4) \Rightarrow \frac1K\sum_k\mathbb{E}"
+           r"\|\nabla f(x^k)\|^2 = O\Big(\frac{\kappa_g^4}{K} + \frac{\kappa_g^{2.5}}{\sqrt K}"
+           r"\Big)", ("T", "κ"), headline=True, claims=("fednest.bilevel_rate",),
+           reason=_KAPPA),
+    Result("fednest.cor3.1.iterations", "corollary", "Cor 3.1 (iteration complexity)",
+           r"K = O(\kappa_g^5\epsilon^{-2})", ("ε", "κ"), headline=True, reason=_KAPPA),
+    Result("fednest.cor3.1.bias", "section", "§3, after Cor 3.1",
+           r"N \propto \kappa_g\log K \text{ guarantees } b^2 \lesssim 1/\sqrt K",
+           ("N", "T", "κ")),
+    Result("fednest.cor3.1.communication", "section", "§3, after Cor 3.1 (communication)",
+           "the communication cost is dominated by SVRG epochs N and O(κ_g⁴) rounds",
+           ("K", "N", "κ"), checkable=False,
+           why_not="the sentence is garbled (N counts FedIHGP's Neumann terms, not SVRG "
+                   "epochs): no statement to test; the rounds per epoch are §2.6's 2T + N + 3"),
+    Result("fednest.table1.bilevel", "table", "Table 1 (FedNest, bilevel)",
+           r"\text{samples in } \xi: O(\kappa_g^5\epsilon^{-2}),\ \text{in } \zeta: "
+           r"O(\kappa_g^9\epsilon^{-2}),\ \text{batch } O(1)", ("ε", "κ"), reason=_KAPPA),
+    Result("fednest.cor3.2", "corollary", "Cor 3.2 (minimax)",
+           r"T = O(\kappa_f) \Rightarrow \frac1K\sum_k\mathbb{E}\|\nabla f(x^k)\|^2 = "
+           r"O\Big(\frac{\kappa_f^2}{K} + \frac{\kappa_f}{\sqrt K}\Big)", ("T", "κ"),
+           headline=True, claims=("fednest.minimax_rate",)),
+    Result("fednest.table1.minimax", "table", "Table 1 (FedNest, minimax)",
+           r"\text{samples } O(\kappa_f^3\epsilon^{-2}),\ \text{batch } O(1)", ("ε", "κ")),
+    Result("fednest.cor3.3", "corollary", "Cor 3.3 (compositional)",
+           r"T = 1 \Rightarrow \frac1K\sum_k\mathbb{E}\|\nabla f(x^k)\|^2 = O(1/\sqrt K)",
+           ("T",), headline=True, claims=("fednest.compositional_rate",)),
+    Result("fednest.table1.compositional", "table", "Table 1 (FedNest, compositional)",
+           r"\text{samples } O(\epsilon^{-2}),\ \text{batch } O(1)", ("ε",)),
+    Result("fednest.cor3.3.matches", "section", "§3, after Cor 3.3",
+           "the rate O(1/√K) matches the convergence rate of non-federated stochastic "
+           "algorithms such as SCGD and NASA", ("T",), checkable=False,
+           why_not="a comparison with other papers' rates (SCGD, NASA), not a property of a "
+                   "run"),
+    Result("fednest.thm3.2", "theorem", "Thm 3.2 (single level)",
+           r"\frac1K\sum_k\mathbb{E}\|\nabla f(x^k)\|^2 = O\Big(\frac{\Delta_f}{\bar\alpha_1K}"
+           r" + \frac{\Delta_f/\bar\alpha + \bar\alpha\sigma_f^2}{\sqrt K}\Big)",
+           ("T", "η", "σ"), headline=True, claims=("fednest.fedsvrg_single_level",)),
+    Result("fednest.fig2a", "figure", "§4.1, Fig. 2(a)",
+           "on the non-i.i.d. setup, FedNest achieves i.i.d. performance, significantly "
+           "outperforming LFedNest; both perform well on the i.i.d. setup", ("δ",),
+           claims=("lfednest.bias_under_heterogeneity",)),
+    Result("fednest.fig2b", "figure", "§4.1, Fig. 2(b)",
+           "the importance of SVRG in FedInn for heterogeneous data", ("δ",),
+           claims=("fednest.fedinn_vs_fedavg",)),
+    Result("fednest.fig2c", "figure", "§4.1, Fig. 2(c)",
+           "larger τ saves on communication and improves test performance by enabling faster "
+           "convergence", ("τ",)),
+    Result("fednest.fig3a", "figure", "§4.2, Fig. 3(a)",
+           "FedNest achieves near non-federated performance", ("T",)),
+    Result("fednest.fig3b", "figure", "§4.2, Fig. 3(b)",
+           "SVRG offers significant performance gains that are pronounced by client "
+           "heterogeneity", ("δ",), claims=("fednest.fedinn_vs_fedavg",)),
+    Result("fednest.fig4.linear", "figure", "§4.3, Fig. 4 (caption)",
+           "FedNest converges linearly despite heterogeneity", ("T", "δ"),
+           claims=("fednest.minimax_linear",)),
+    Result("fednest.fig4.vs_fedavg_s", "figure", "§4.3, Fig. 4 (FedNest vs FedAvg-S)",
+           "[LFedNest and] FedNest outperform FedAvg-S thanks to their alternating nature",
+           ("T",), claims=("fednest.minimax_vs_fedavg_s", "fednest.minimax_vs_fedavg_s_notebook")),
+    Result("fednest.fig4.vs_lfednest", "figure", "§4.3, Fig. 4",
+           "FedNest significantly improves the convergence of LFedNest due to controlling "
+           "client-drift", ("T",), claims=("fednest.minimax_vs_lfednest",)),
+    Result("fednest.fig4.lfednest_vs_fedavg_s", "figure", "§4.3, Fig. 4 and its caption",
+           "LFedNest and FedNest outperform FedAvg-S ...; LFedNest slightly outperforms "
+           "FedAvg-S", ("T",)),
+)
+
+#: FedNest's symbols in the claims' ``variable``: ``K`` epochs and ``k`` the epoch index,
+#: ``T`` inner steps, ``N`` truncation, ``h`` heterogeneity, ``alpha_bar`` the step constant.
+INVENTORY = Inventory(
+    key="fednest", paper="FedNest 2022",
+    citation="Tarzanagh, Li, Thrampoulidis & Oymak, ICML 2022 (arXiv:2205.02215)",
+    notation={"K": "T", "k": "T", "T": "K", "N": "N", "h": "δ", "alpha_bar": "η",
+              r"\tau": "τ"},
+    results=RESULTS)
