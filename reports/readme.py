@@ -80,8 +80,19 @@ def verdicts_block(results_dir: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _first_sentence(text: str, width: int = 230) -> str:
+    """The first sentence of ``text`` (cut at a word, with an ellipsis, past ``width``)."""
+    text = " ".join(str(text).split())
+    m = re.search(r"(?<=[.;])\s+(?=[A-Z(])", text)
+    head = text[: m.start()] if m else text
+    if len(head) > width:
+        head = head[:width].rsplit(" ", 1)[0] + " …"
+    return head
+
+
 def findings_block(_: Path | None = None) -> str:
-    """Every finding of the catalogue: statement, source, and why it fails."""
+    """One line per finding (and per defect of released code): its id, source, the first
+    sentence of the reason and a link to the paper's notes, where the evidence is."""
     from bilevel_theory.verify import CLAIMS  # noqa: PLC0415
 
     lines = []
@@ -90,7 +101,12 @@ def findings_block(_: Path | None = None) -> str:
         if c.role not in ("finding", "defect"):
             continue
         kind = " (defect of the released code)" if c.role == "defect" else ""
-        lines.append(f"- **`{cid}`**{kind} — {c.source}. {_cell(c.reason)}")
+        paper = cid.split(".", 1)[0].removeprefix("l")  # lfednest → fednest
+        link = f"docs/papers/{paper}.md"
+        more = f" [notes]({link})" if (Path(__file__).resolve().parents[1] / link).is_file() \
+            else ""
+        lines.append(f"- **`{cid}`**{kind} — {_cell(c.source)}: "
+                     f"{_cell(_first_sentence(c.reason))}{more}")
     return "\n".join(lines) + "\n"
 
 

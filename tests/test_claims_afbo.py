@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from bilevel_theory.verify.claim import BUDGETS
+from bilevel_theory.verify.claim import BUDGETS, MUTANT_KINDS
 from bilevel_theory.verify.claims import afbo as A
 from bilevel_theory.verify.fit import in_window
 
@@ -94,9 +94,9 @@ def test_staleness_window_is_derived_from_the_bound():
 
 
 def test_sgd_floor_closed_form():
-    C = A.problem().constants
-    T = 200
-    eta = A._schedule(T, A.M_DEFAULT, "strongly_convex", A.ETA_SC)["outer_step"]
+    C = A.rate_problem().constants
+    T = 800
+    eta = A._rate_schedule(T)["outer_step"]
     L = C["L_phi"]
     s2 = A._hypergradient_noise()
     assert A.sgd_floor(T) == pytest.approx(eta * s2 / (L * (2 - eta * L)), rel=1e-12)
@@ -146,3 +146,74 @@ def test_claims_metadata():
         for budget in BUDGETS:
             x = np.asarray(c.grid[budget], dtype=float)
             assert in_window(x, c.window).sum() >= 3, (c.id, budget)
+
+
+def test_theorem_constants_and_rate_schedule_are_admissible():
+    """a_1 (AFBO-R6) and the smallest a_2 (AFBO-R12) from the instance's constants; the rate
+    claims' η = c/√T (c√(m/T)) equals a_1 at T_MIN and stays below it beyond."""
+    C = A.rate_problem().constants
+    a1 = A.theorem_a1(C)
+    assert a1 == pytest.approx(1 / (2 * C["L_f"] + 4 * C["M_f"] * C["L_y"] + 2 * C["M_f"]))
+    assert A.theorem_a2_min(C) == pytest.approx(5 * C["M_f"] * C["L_y"] / C["mu_g"])
+    for case in ("strongly_convex", "nonconvex"):
+        assert A._rate_schedule(A.T_MIN, case)["outer_step"] == pytest.approx(a1, rel=1e-12)
+        assert A._rate_schedule(4 * A.T_MIN, case)["outer_step"] == pytest.approx(a1 / 2)
+    assert A.theorem_a1(A.problem().constants) == pytest.approx(0.0036, abs=1e-4)
+
+
+def test_every_claim_declares_its_conditions_and_runs_inside_where_it_says():
+    for c in A.CLAIMS:
+        assert c.conditions, c.id
+        for budget in BUDGETS:
+            for r in c.check_conditions(budget):
+                assert r["holds"] or not r["inside"], (c.id, budget, r["statement"])
+    rate_ids = ("strongly_convex_rate_theorem", "strongly_convex_rate_random_truncation",
+                "strongly_convex_floor", "nonconvex_rate_T", "staleness_floor_vs_delay")
+    for c in A.CLAIMS:
+        if c.id.split(".")[1] in rate_ids:
+            assert all(r["holds"] and r["inside"] for r in c.check_conditions("full")), c.id
+
+
+def test_speedup_limit_is_outside_eta_le_a1_at_every_T():
+    """η = c√(m/T) ≤ a_1 only for m ≤ a_1²T/c²: the m → ∞ limit leaves the theorem."""
+    a1 = A.theorem_a1(A.problem().constants)
+    for T in (50, 400, 10**6):
+        m_max = a1**2 * T / A.ETA_M**2
+        assert A._schedule(T, 4 * math.ceil(m_max / 4 + 1), "nonconvex", A.ETA_M)[
+            "outer_step"] > a1
+    c = next(c for c in A.CLAIMS if c.id == "afbo.linear_speedup_m")
+    eta = c.check_conditions("smoke")[0]
+    assert not eta["inside"] and not eta["holds"]
+
+
+def test_every_mutant_has_a_kind_and_rate_confirmations_catch_plausible_bugs():
+    for c in A.CLAIMS:
+        for m in c.mutants:
+            assert m.kind in MUTANT_KINDS, (c.id, m.name)
+    by_id = {c.id: c for c in A.CLAIMS}
+    kinds = {m.kind for m in by_id["afbo.strongly_convex_rate_theorem"].mutants}
+    assert {"step_exponent", "indirect_term"} <= kinds
+    assert "indirect_term" in {m.kind for m in by_id["afbo.nonconvex_rate_T"].mutants}
+
+
+def test_indirect_dropped_and_cube_root_mutations():
+    """``cube_root`` gives η = c/T^{1/3}; ``indirect=False`` (the Neumann estimate ≈ N/ℓ → 0)
+    drives the iterates to the zero of ∇ₓf(x, y*(x)), far from x* on the rate instance."""
+    T = 20
+    c = A.rate_eta_scale()
+    eta = A._rate_schedule(T)["outer_step"]
+    assert eta == pytest.approx(c / math.sqrt(T))
+    assert eta * math.sqrt(T) / T ** (1 / 3) == pytest.approx(c / T ** (1 / 3))
+    out = A.sc_random(100, 2, 0, indirect=False)
+    base = A.sc_random(100, 2, 0)
+    assert np.all(out["value"] > 10 * base["value"].mean()), (out["value"], base["value"])
+
+
+def test_staleness_theorem_bound_is_thm41b_at_its_tightest_point():
+    """Thm 4.1(b)'s right-hand side for the staleness runs: linear in τ̄ with slope
+    3L_fηD̂_f (its only delay-dependent term), far above the measured stationarity."""
+    C = A.floor_problem().constants
+    b1, b2 = A.staleness_theorem_bound(1.0), A.staleness_theorem_bound(3.0)
+    assert (b2 - b1) / 2 == pytest.approx(3 * C["L_f"] * A.floor_step() * C["sigma_f2"],
+                                          rel=1e-9)
+    assert b1 > A._sync_floor(4, "numpy")

@@ -146,7 +146,7 @@ def test_claims_have_roles_mutants_and_reading_ids():
     names readings by their ids; a window has its reason."""
     for c in F.CLAIMS:
         assert c.role in ("confirmation", "finding"), c.id
-        assert c.mutants, c.id
+        assert c.mutants and all(m.kind for m in c.mutants), c.id
         assert all(t.startswith(("FEDMBO-R", "FEDMBO-I")) for t in c.touches), c.id
         assert c.window is None or c.window_reason, c.id
     assert {c.id for c in F.CLAIMS if c.gpu_scale is not None} == {
@@ -229,3 +229,19 @@ def test_bias_window_ends_where_the_monte_carlo_error_takes_over():
     # the error grows with N, so no later N is back under the threshold
     errors = [F.bias_relative_error(N, reps) for N in range(1, 15)]
     assert np.all(np.diff(errors) > 0)
+
+
+def test_thm1_claims_declare_conditions_and_catch_a_dropped_indirect_term():
+    """The Thm 1 / Cor 1 claims declare the theorem's hypotheses and run inside them; the
+    direct-only floor lies above every average of the K-sweep's reference run."""
+    for cid in ("fedmbo.stationarity_vs_n", "fedmbo.stationarity_vs_K",
+                "fedmbo.linear_speedup", "fedmbo.complexity_vs_epsilon"):
+        c = next(c for c in F.CLAIMS if c.id == cid)
+        assert c.conditions, cid
+        for row in c.check_conditions("smoke"):
+            assert row["holds"] and row["inside"], (cid, row)
+    c = next(c for c in F.CLAIMS if c.id == "fedmbo.stationarity_vs_K")
+    assert {m.kind for m in c.mutants} >= {"indirect_term"}
+    floor = F.direct_only_floor(F.thm1_problem())
+    assert floor > 1.0
+    assert F.stationarity_vs_K(200, 4, 0)["value"].mean() < floor

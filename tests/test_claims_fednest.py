@@ -26,7 +26,8 @@ def test_ids_sources_and_budgets():
         assert c.source.startswith("Tarzanagh, Li, Thrampoulidis & Oymak, ICML 2022")
         assert "[TEXT]" in c.source or "[INFERRED]" in c.source
         assert c.schedule
-        assert c.role in ("confirmation", "finding", "control")
+        assert c.role in ("confirmation", "finding", "defect", "control")
+        assert all(m.kind for m in c.mutants), c.id
         assert (len(c.mutants) >= 1) == (c.role != "control"), c.id
         assert all(t.startswith(("FEDNEST-R", "FEDNEST-I")) for t in c.touches), c.id
         if c.window is not None:
@@ -86,16 +87,19 @@ def test_predictions_are_derived_from_rates():
 
 
 def test_rounds_predictions():
-    """Executed counts from events: 2T + N' + 3 at the drawn N' (mean 2T + (N−1)/2 + 3 by
-    sympy), the official fixed schedule 2T + N + 3; the extra-aggregation mutant adds one."""
+    """§2.6's 2T + N + 3 is executed by the fixed-N FedNest; Alg. 3's FedNest executes
+    2T + N' + 3 at the drawn N' (mean 2T + (N−1)/2 + 3 by sympy), never §2.6's count; the
+    extra-aggregation mutant adds one; the random-truncation mutant falls short."""
     out = F.fednest_rounds(5, 2, seed=0)
-    assert out["predicted"][0] == pytest.approx(out["value"][0], abs=1e-12)
-    assert 2 * F.ROUNDS_T + 3 <= out["value"][0] <= 2 * F.ROUNDS_T + 5 + 2
-    assert out["expected_mean"][0] == 2 * F.ROUNDS_T + (5 - 1) / 2 + 3
-    assert out["official"][0] == 2 * F.ROUNDS_T + 5 + 3
+    assert out["predicted"][0] == 2 * F.ROUNDS_T + 5 + 3 == out["value"][0]
+    assert out["alg3_executed"][0] == pytest.approx(out["alg3"][0], abs=1e-12)
+    assert 2 * F.ROUNDS_T + 3 <= out["alg3"][0] <= 2 * F.ROUNDS_T + 5 + 2
+    assert out["alg3_mean"][0] == 2 * F.ROUNDS_T + (5 - 1) / 2 + 3
     assert sp.simplify(F.ROUNDS_MEAN - (2 * F.T_sym + (F.N_sym - 1) / 2 + 3)) == 0
     bad = F.fednest_rounds(5, 2, seed=0, extra_aggregation=True)
     assert bad["value"][0] == pytest.approx(bad["predicted"][0] + 1, abs=1e-12)
+    short = F.fednest_rounds(5, 2, seed=0, algorithm="fednest")
+    assert short["value"][0] < short["predicted"][0]
     out = F.lfednest_rounds(4, 2, seed=0)
     assert out["predicted"][0] == 4 + 1 == out["value"][0]
     assert F.lfednest_rounds(4, 2, seed=0, extra_aggregation=True)["value"][0] == 6
@@ -176,3 +180,28 @@ def test_floor_grows_with_N():
                  sampled_clients=10, x0=xs, y0=ys)
         tail[N] = tr.stationarity[:, 200:].mean()
     assert 3 < tail[16] / tail[4] < 12
+
+
+def test_indirect_bias_bound_closed_form():
+    """Eq. (15) on f = qy: the bias is b·ρ^N·q/a > 0 while the stated b (ℓ_{f,1} = 0) is 0; the
+    ℓ_{f,0} bound holds with the ratio ‖B‖/ℓ_{g,1} = 24/25."""
+    c = F.scalar_problem(**F.TIGHT).constants
+    rho = 1 - 1 / c["kappa_g"]
+    for N in (1, 4):
+        out = F.indirect_bias(N, 1, 0)
+        assert out["value"][0] == pytest.approx(F.TIGHT["b"] * rho ** N, rel=1e-12)
+        assert out["bound"][0] == 0.0
+        fixed = F.indirect_bias(N, 1, 0, lip="ell_f0")
+        assert fixed["value"][0] / fixed["bound"][0] == pytest.approx(24 / 25, rel=1e-9)
+
+
+def test_compositional_indirect_term_carries_the_hypergradient():
+    """Without the indirect term FedNest has no drift on the compositional instance (its direct
+    gradient is 0; x only moves by the oracle's zero-mean noise), so the average stationarity
+    stays near its start; with it, it falls."""
+    off = F.compositional_rate(16, 8, 0, indirect=False)["value"]
+    on = F.compositional_rate(16, 8, 0)["value"]
+    prob = F._compositional_problem()
+    start = float(np.sum(np.asarray(prob.hypergradient(np.ones((1, prob.dim_x)))) ** 2))
+    assert 0.5 * start < off.mean() < 2 * start
+    assert on.mean() < 0.5 * start

@@ -35,6 +35,7 @@ def test_roles_mutants_sources_and_readings():
             assert not c.mutants
         else:
             assert c.mutants, f"{c.id}: a {c.role} needs a mutant"
+            assert all(m.kind for m in c.mutants), c.id
         if c.role == "finding":
             assert c.expected == "violated" and "floor" in c.reason
             assert not re.search(r"\bMeasured\b", c.reason)  # no measured numbers
@@ -216,3 +217,12 @@ def test_neumann_bias_measure_and_its_mutants():
     assert sq["value"][0] > sq["bound"][0] and q["value"][0] > q["bound"][0]
     again = G.neumann_bias(10, 3, seed=0)["value"]
     np.testing.assert_array_equal(again, G.neumann_bias(10, 3, seed=0)["value"])
+
+
+def test_neumann_bound_claim_mutates_the_estimator_too():
+    """Besides the bound's mutants, one mutant changes the estimator (θ/2) and is caught: the
+    worst bias then exceeds Δ_Q at large Q."""
+    c = CLAIMS["gao.neumann_bias_bounded"]
+    assert "neumann_scaling" in {m.kind for m in c.mutants}
+    out = G.neumann_bias_with_bound(80, 1, 0, mutant="theta_half")
+    assert out["value"][0] > out["bound"][0]

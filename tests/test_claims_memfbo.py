@@ -151,7 +151,7 @@ def test_roles_mutants_and_sources():
         if c.role == "control":
             assert not c.mutants
         else:
-            assert c.mutants, c.id
+            assert c.mutants and all(m.kind for m in c.mutants), c.id
         if c.window is not None:
             assert c.window_reason, c.id
         assert all(t.startswith("MEMFBO-") for t in c.touches), c.id
@@ -170,3 +170,14 @@ def test_statements_parse_as_mathtext():
         assert "[TEXT" in c.source or "[INFERRED]" in c.source
         assert c.schedule, c.id
         assert c.paper == "MemFBO 2025"
+
+
+def test_penalty_gap_is_an_upper_bound_from_section_5_2():
+    """§5.2's O(1/λ) is an upper bound (at_most); the drift consequence is a control."""
+    by = {c.id: c for c in M.CLAIMS}
+    assert by["memfbo.penalty_gap"].kind == "at_most"
+    assert "§5.2" in by["memfbo.penalty_gap"].source
+    assert by["memfbo.plateau_vs_penalty"].kind == "at_most"
+    assert by["memfbo.drift_stationarity_vs_tau"].role == "control"
+    out = M.penalty_gap(64, 3, 0)["value"]
+    assert np.all(out == out[0]) and out[0] > 0

@@ -207,9 +207,9 @@ def test_claim_metadata(cid):
     assert claim.statement.strip(), f"{cid}: empty statement"
     assert mathtext_ok(f"${mathtext_source(claim.statement)}$"), (
         f"{cid}: statement is not valid mathtext: {claim.statement!r}")
-    assert claim.role in ("confirmation", "finding", "control"), cid
+    assert claim.role in ("confirmation", "finding", "defect", "control"), cid
     if claim.mutant_of is None:
-        if claim.role in ("confirmation", "finding"):
+        if claim.role in ("confirmation", "finding", "defect"):
             assert claim.mutants, f"{cid}: a {claim.role} needs at least one mutant"
         else:
             assert not claim.mutants, f"{cid}: a control has no mutants"
@@ -217,7 +217,8 @@ def test_claim_metadata(cid):
         parent = CLAIMS[claim.mutant_of]
         assert cid.split("@", 1)[0] == parent.id
         assert claim.role == parent.role
-        assert claim.expected == {"confirmation": "violated", "finding": "holds"}[parent.role]
+        assert claim.expected == {"confirmation": "violated", "finding": "holds",
+                                  "defect": "holds"}[parent.role]
     if claim.window is not None:
         assert claim.window_reason.strip(), f"{cid}: `window` without `window_reason`"
         lo, hi = claim.window
