@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .common import cpu_model
+
 SIZES = (10, 100, 1_000, 10_000)
 #: the largest size, run only for the algorithms whose round at 10⁴ predicts (× 10) < 10 s
 LARGEST = 100_000
@@ -150,11 +152,23 @@ def run(trees: dict[str, Path], algorithms: list[str], sizes: tuple[int, ...],
                 seconds={str(n): s for n, s in zip(ns, secs)},
                 cases={str(n): rows[name][label][n] for n in ns},
                 exponent=exponent(ns, secs))
-    return dict(trees={k: str(v) for k, v in trees.items()}, sizes=list(sizes),
+    return dict(trees={k: describe(v) for k, v in trees.items()}, sizes=list(sizes),
+                cpu_model=cpu_model(), cores=os.cpu_count(),
                 largest=LARGEST if largest else None, fit_from=FIT_FROM,
                 hyperparameters=HYPERPARAMETERS, min_repeats=MIN_REPEATS, min_cpu=MIN_CPU,
                 timer="time.process_time, best round", skipped_at_large_n=list(SKIP_LARGE),
                 algorithms=table)
+
+
+def describe(tree: Path) -> str:
+    """``tree``'s commit (short hash), ``+ uncommitted changes`` when its files differ."""
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(tree), *args], capture_output=True, text=True,
+                              check=False)
+        return done.stdout.strip() if done.returncode == 0 else ""
+    head = git("rev-parse", "--short", "HEAD") or "unknown commit"
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return head + (" + uncommitted changes" if dirty else "")
 
 
 def _fmt(row: dict[str, Any]) -> str:

@@ -226,3 +226,16 @@ def test_neumann_bound_claim_mutates_the_estimator_too():
     assert "neumann_scaling" in {m.kind for m in c.mutants}
     out = G.neumann_bias_with_bound(80, 1, 0, mutant="theta_half")
     assert out["value"][0] > out["bound"][0]
+
+
+def test_vrm_series_averages_vrm_runs_independent_runs_per_replicate():
+    """gao.vrm_beats_m: each replicate of LocalBSGVRM's ``A·T/p`` is the mean of ``VRM_RUNS``
+    runs (its run-level CV ≈ 0.6 sets the smoke power), LocalBSGM keeps one run each."""
+    out = G.vrm_vs_m(100, 3, 5)
+    ss = np.random.SeedSequence(5).generate_state(2)
+    v = G.run_schedule("localbsgvrm", G.V_DESIGN, G.homogeneous(G.DEVICES), 0.01,
+                       3 * G.VRM_RUNS, int(ss[0]))
+    runs = (v["value"] * v["rounds"]).reshape(3, G.VRM_RUNS)
+    assert G.VRM_RUNS >= 16 and out["value"].shape == out["contrast"].shape == (3,)
+    np.testing.assert_allclose(out["value"], runs.mean(axis=1))
+    assert out["vrm_rounds"][0] == v["rounds"][0]

@@ -984,7 +984,11 @@ def _claims() -> list:
             quantity=r"\|\frac{1}{n}\sum_i H_i - \bar{H}\|^2",
             measure=phe_variance,
             grid=per_budget(_pow2(0, 9), _pow2(0, 11), _pow2(0, 13)),
-            replicates=per_budget(64, 256, 1024),
+            # Power (smoke): the law is exact (a mean of n i.i.d. chains), the slope's bootstrap
+            # half-width was 0.057–0.065 at 64 replicates (sd ≈ 0.031, ∝ 1/√replicates);
+            # the interval lies inside ±0.1 with ≥ 3σ to spare when 1.96σ + 3σ ≤ 0.1, σ ≤ 0.02,
+            # i.e. ≥ 64·(0.031/0.02)² ≈ 155 replicates: 256 (σ ≈ 0.016).
+            replicates=per_budget(256, 256, 1024),
             gpu_scale=_gpu(1024),
             law=law("fedmbo.prop3_variance", "exponent", "n"), tolerance=0.1,
             mutants=(
@@ -1007,7 +1011,9 @@ def _claims() -> list:
             quantity=r"\|h - \bar{H}\|^2",
             measure=phe_vs_ihgp_variance,
             grid=per_budget(_pow2(0, 9), _pow2(0, 11), _pow2(0, 13)),
-            replicates=per_budget(64, 256, 1024),
+            # Power (smoke): as fedmbo.phe_variance_vs_clients (PHE's half-width 0.075 at 64
+            # replicates, sd ≈ 0.038; σ ≤ 0.02 needs ≥ 64·(0.038/0.02)² ≈ 230 replicates).
+            replicates=per_budget(256, 256, 1024),
             gpu_scale=_gpu(1024),
             law=law("fedmbo.prop3_variance", "exponent", "n"), tolerance=0.1,
             mutants=(Mutant("shared_chains", "PHE's n chains share one truncation and one client "
@@ -1157,7 +1163,11 @@ def _claims() -> list:
             measure=stationarity_at_epsilon,
             grid=per_budget([2 ** (j / 2) for j in range(5)], [2 ** (j / 4) for j in range(9)],
                             [2 ** (j / 4) for j in range(13)]),
-            replicates=per_budget(32, 128, 512),
+            # Power (smoke): the slope is −0.996 (512 replicates, the same 5 points; local
+            # slopes −0.97 … −1.01); its sd was ≈ 0.035 at 32 replicates (3 seeds); the
+            # interval's upper end stays below −0.9 with 3σ to spare when 4.96σ ≤ 0.096, σ ≤
+            # 0.019, i.e. ≥ 32·(0.035/0.019)² ≈ 110 replicates: 128 (σ ≈ 0.018).
+            replicates=per_budget(128, 128, 512),
             law=law(comp), tolerance=0.1,
             mutants=(Mutant("step_not_scaled_with_K", "α fixed at its K(ε = 1) = 200 value: "
                             "the noise floor does not fall with ε", {"step_K": 200},

@@ -57,7 +57,7 @@ from bilevel_theory.memfbo import (
 )
 from bilevel_theory.problems import QuadraticBilevel
 
-from ..claim import Mutant
+from ..claim import Condition, Mutant
 from ..kit import PaperClaims, law, ledger_totals, per_budget, per_replicate
 
 P_ = PaperClaims("memfbo")
@@ -403,6 +403,32 @@ SECOND_ORDER_BOUND = R_.BOUNDS["memfbo.second_order_calls"]
 LAW_SECOND_ORDER = law(SECOND_ORDER_BOUND, "exact")
 
 
+# ============================================================================ conditions
+def _rate_conditions(TP, full: bool) -> tuple[Condition, ...]:
+    """Thm 5.11 / Cor 5.12's hypotheses at the sweep point whose ``(T, P)`` is ``TP(x)`` (the
+    theorem's formulas are lost, MEMFBO-I3: what the text and the schedule state)."""
+    c = problem().constants
+
+    def sc(x):
+        return schedule(*TP(x), full)
+    conds = [
+        Condition("λ sufficiently large (§5.2): λ ≥ 3ℓ_{f,1}/μ_g", lambda x: sc(x)["penalty"],
+                  3.0 * c["ell_f1"] / c["mu_g"], relation=">=",
+                  note="the constant 3 is the project's (the paper gives none)"),
+        Condition("γ_x ≤ γ̄_x (the step cap; toolkit γ̄_x, MEMFBO-I2)",
+                  lambda x: sc(x)["gamma_x"], lambda x: _gammas(sc(x)["penalty"])["gamma_x"]),
+    ]
+    if full:
+        conds.append(Condition("τ = O(P^{−1}T^{4/3}) at its maximum (Cor 5.12, full): τ = "
+                               "⌈c_τT^{4/3}/P⌉", lambda x: sc(x)["local_steps"],
+                               lambda x: math.ceil(C_TAU * TP(x)[0] ** TAU_EXP / TP(x)[1]),
+                               relation="=="))
+    else:
+        conds.append(Condition("P < n, sampled without replacement (Thm 5.11, partial)",
+                               lambda x: TP(x)[1], N_CLIENTS - 1))
+    return tuple(conds)
+
+
 # ============================================================================ claims
 INSTANCE = "n = 16 heterogeneous clients (h = 1), dims 3, κ = 2, σ = 1, upper_mu = 1, seed 1"
 LAM_RULE = f"c_λ = {C_LAM:g} (λ ≥ 3ℓ_{{f,1}}/μ_g at every grid point)"
@@ -484,6 +510,7 @@ CLAIMS = [
         schedule=(f"T = {T_SPEEDUP} (every budget); P of n = 16 sampled without replacement; "
                   f"λ = c_λ(PT)^{{1/7}}, {LAM_RULE}; τ = {TAU_PARTIAL}; {GAMMA_RULE}; "
                   + INSTANCE),
+        conditions=_rate_conditions(lambda P: (T_SPEEDUP, int(P)), full=False),
         touches=(*TOUCH_RATE, "MEMFBO-I4"),
     ),
     P_.claim(
@@ -509,6 +536,7 @@ CLAIMS = [
                   f"{LAM_RULE}; τ = {TAU_PARTIAL}; {GAMMA_RULE}; T ≥ 200 so that x relaxes "
                   "(1/(γ_xμ_Φ) rounds) at least 3× slower than y tracks y_λ (1/(γ_yλμ_g) "
                   "rounds); " + INSTANCE),
+        conditions=_rate_conditions(lambda T: (int(T), P_PARTIAL), full=False),
         touches=(*TOUCH_RATE, "MEMFBO-I4", "MEMFBO-R3"),
     ),
     P_.claim(
@@ -532,6 +560,7 @@ CLAIMS = [
                   f"c_τ = {C_TAU:g} (no cap); T ≥ 64 so that rounding τ up changes it by "
                   "< 10%; each replicate value pools ⌈256/T⌉ independent runs; "
                   f"{GAMMA_RULE}; " + INSTANCE),
+        conditions=_rate_conditions(lambda T: (int(T), N_CLIENTS), full=True),
         touches=(*TOUCH_RATE, "MEMFBO-I4", "MEMFBO-R3"),
     ),
     P_.claim(
@@ -618,7 +647,7 @@ CLAIMS = [
     ),
     P_.claim(
         "memory_independent_of_tau", role="confirmation",
-        source=P_.cite("§3.1 / Alg. 1 eq. (7) / Fig. 4"),
+        source=P_.cite("§3.1 / Alg. 1 eq. (7) / Fig. 4; the byte count is MEMFBO-I1", "[INFERRED]"),
         statement=r"\mathrm{client\ state} = 8(2d_x + 4d_y)\ \mathrm{bytes\ for\ every}\ \tau",
         kind="exact", variable=r"\tau", quantity=r"\mathrm{state\ bytes\ per\ client}",
         measure=memory, grid=per_budget([1, 2, 5, 10, 20], [1, 2, 5, 10, 20, 50],

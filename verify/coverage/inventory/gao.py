@@ -12,6 +12,12 @@ from ..model import Inventory, Result
 _KAPPA = ("the κ⁵ of T = O(κ⁵/(Kε²)) comes from Thm 1's step constants (ρ₁ = O(1/κ⁵), "
           "Remark 1): at those constants one sweep point needs 10⁵–10⁶ iterations (GAO-R7), "
           "out of reach on this machine")
+_KAPPA_SWEPT = ("κ is swept by gao.kappa_localbsgm_iterations (κ = 2.5–6, T ∝ κ⁵, Q ∝ κ log 1/ε, "
+                "Remark 1's ρ₁ ∝ κ⁻⁵, ρ₂ ∝ κ⁻² with constants fixed at κ = 2.5) from the "
+                "solution, which tests the κ-growth of Thm 1's noise and truncation terms only: "
+                "whether κ⁵ iterations suffice from a far start needs Thm 1's own step "
+                "constants, 10⁵–10⁶ iterations per sweep point (GAO-R7), out of reach on this "
+                "machine")
 _KAPPA_VR = ("the κ³ of T = O(κ³/(Kε^{3/2})) comes from Thm 2's step constants (ρ₁ = O(1/κ²), "
              "ρ₂ ≤ μ/19720, Remark 3): at those constants one sweep point needs 10⁵–10⁶ "
              "iterations (GAO-R7), out of reach on this machine")
@@ -35,10 +41,11 @@ RESULTS = (
            r"\ Q = O(\log(1/\epsilon)) \Rightarrow A \le \epsilon",
            ("ε", "n", "κ"), headline=True,
            claims=("gao.localbsgm_iterations_vs_epsilon", "gao.localbsgm_linear_speedup",
-                   "gao.localbsgm_heterogeneous_floor"),
+                   "gao.localbsgm_heterogeneous_floor", "gao.kappa_localbsgm_iterations"),
            sweeps={"gao.localbsgm_iterations_vs_epsilon": "ε",
-                   "gao.localbsgm_heterogeneous_floor": "ε"},
-           reason=_KAPPA),
+                   "gao.localbsgm_heterogeneous_floor": "ε",
+                   "gao.kappa_localbsgm_iterations": "κ"},
+           reason=_KAPPA_SWEPT),
     Result("gao.rem2.speedup", "remark", "Remark 2 (linear speedup)",
            "the iteration complexity O(κ⁵/(Kε²)) indicates that LocalBSGM can achieve linear "
            "speedup with respect to the number of devices", ("n",), headline=True,
