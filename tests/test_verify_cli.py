@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from bilevel_theory.verify.claims.demo import CATALOGUE, DEMO_CLAIMS
 from bilevel_theory.verify.cli import make_commands
+from bilevel_theory.verify.store import ResultsStore
 
 WRONG = next(c for c in DEMO_CLAIMS if c.id == "demo.wrong_exponent")
 # a catalogue whose claim misses its expected verdict (the law is wrong, expected "holds")
@@ -286,12 +287,28 @@ def test_cost_comparison_runs_the_selected_papers_algorithms_only(tmp_path, monk
         "afbo", "afbo_naive", "afbo_sync"]
     assert costs.algorithms_of(load(None).values()) == costs.algorithms()
     assert costs.algorithms_of([]) == []
-    asked = []
-    monkeypatch.setattr(costs, "measure_costs", lambda *a, names=None, **k: asked.append(names))
     as_afbo = dataclasses.replace(next(c for c in DEMO_CLAIMS if c.id == "demo.rounds_exact"),
                                   paper="AFBO")
     run_suite(budget="smoke", out=tmp_path, progress=False, claims=[as_afbo], costs=True)
-    assert asked == [["afbo", "afbo_naive", "afbo_sync"]]
+    stored = {r["claim"] for r in ResultsStore(tmp_path).rows()}
+    assert {c for c in stored if c.startswith("costs.")} == {
+        "costs.afbo", "costs.afbo_naive", "costs.afbo_sync"}
+
+
+def test_the_cost_comparison_runs_on_the_worker_pool(tmp_path):
+    """The per-algorithm costs are tasks of the same executor as the claims' points (two
+    workers share them), with the same rows as the serial comparison."""
+    from bilevel_theory.verify import costs, run_suite  # noqa: PLC0415
+
+    claim = next(c for c in DEMO_CLAIMS if c.id == "demo.rounds_exact")
+    as_fedmbo = dataclasses.replace(claim, paper="FedMBO")
+    run_suite(budget="smoke", out=tmp_path / "pool", workers=2, progress=False,
+              claims=[as_fedmbo], costs=True)
+    costs.measure_costs(tmp_path / "serial", "smoke", names=["fedmbo"])
+
+    def metrics(path):
+        return [r["metrics"] for r in ResultsStore(path).rows(claim="costs.fedmbo")]
+    assert metrics(tmp_path / "pool") == metrics(tmp_path / "serial") != []
 
 
 @pytest.mark.parametrize("quiet", [False, True])

@@ -100,6 +100,6 @@ def test_costs_report_progress_and_resume(tmp_path, capsys):
     from bilevel_theory.verify.costs import measure_costs  # noqa: PLC0415
 
     assert measure_costs(tmp_path, "smoke", names=["fedmbo"], progress=True) == ["costs.fedmbo"]
-    assert "costs: 1/1 fedmbo (" in capsys.readouterr().err
+    assert "costs: 1/1 costs.fedmbo (" in capsys.readouterr().err
     assert measure_costs(tmp_path, "smoke", names=["fedmbo"], progress=True) == []  # stored
     assert capsys.readouterr().err == ""

@@ -23,6 +23,7 @@ from bilevel_theory import ALGORITHMS, run
 from bilevel_theory.problems import QuadraticBilevel
 
 from .claim import BUDGETS
+from .executor import Task
 from .store import ResultsStore, versions
 
 INSTANCE = dict(clients=20, dim_x=5, dim_y=5, kappa=5.0, heterogeneity=0.1, noise=0.0, seed=0)
@@ -73,35 +74,47 @@ def cost_to_target(trace, target: float = TARGET) -> dict[str, np.ndarray]:
     return out
 
 
-def measure_costs(out: str, budget: str = "smoke", seed: int = 0, backend: str = "numpy",
-                  names: Iterable[str] | None = None, progress: bool = False) -> list[str]:
-    """Run the cost comparison of the algorithms ``names`` (default: all) into the store at
-    ``out``; returns the ids computed now.
-    ``progress``: one line on stderr per algorithm run (the full budget takes minutes)."""
+def cost_tasks(out: str, budget: str, seed: int, backend: str,
+               names: Iterable[str] | None = None) -> list[Task]:
+    """The cost comparison of the algorithms ``names`` (default: all) not yet stored at
+    ``out``, as executor tasks (one per algorithm, run by :func:`run_cost_task` on the same
+    workers as the claims' points)."""
     if budget not in BUDGETS:
         raise ValueError(f"`budget` must be one of {list(BUDGETS)}, got {budget!r}")
     store = ResultsStore(out)
-    problem = QuadraticBilevel.random(**INSTANCE)
-    done = []
     names = algorithms() if names is None else list(names)
+    return [Task(PREFIX + n, None, None, budget, 0, TARGET, REPLICATES[budget], seed, seed,
+                 backend, _config_hash(n, budget))
+            for n in names if not store.completed(PREFIX + n, budget, _config_hash(n, budget),
+                                                  seed, backend)]
+
+
+def run_cost_task(task: Task) -> list[dict]:
+    """One algorithm's cost to the target (a task of :func:`cost_tasks`): its store rows."""
+    name = task.claim_id.removeprefix(PREFIX)
+    start = time.perf_counter()
+    trace = run(name, QuadraticBilevel.random(**INSTANCE), rounds=ROUNDS[task.budget],
+                replicates=task.replicates, seed=task.seed, backend=task.backend)
+    metrics = cost_to_target(trace)
+    common = dict(claim=task.claim_id, budget=task.budget, point=0, value=TARGET,
+                  replicates=task.replicates, backend=task.backend, versions=versions(),
+                  config_hash=task.config_hash, seed=task.seed, base_seed=task.base_seed,
+                  seconds=time.perf_counter() - start)
+    return [{**common, "replicate": r, "metrics": {k: float(v[r]) for k, v in metrics.items()}}
+            for r in range(task.replicates)]
+
+
+def measure_costs(out: str, budget: str = "smoke", seed: int = 0, backend: str = "numpy",
+                  names: Iterable[str] | None = None, progress: bool = False) -> list[str]:
+    """Run the cost comparison of the algorithms ``names`` (default: all) into the store at
+    ``out``, in this process; returns the ids computed now (``verify`` runs the same tasks
+    on its workers instead).  ``progress``: one line on stderr per algorithm run."""
+    store = ResultsStore(out)
+    tasks = cost_tasks(out, budget, seed, backend, names)
     started = time.perf_counter()
-    for i, name in enumerate(names, 1):
-        cid, chash = PREFIX + name, _config_hash(name, budget)
-        if store.completed(cid, budget, chash, seed, backend):
-            continue
-        start = time.perf_counter()
-        trace = run(name, problem, rounds=ROUNDS[budget], replicates=REPLICATES[budget],
-                    seed=seed, backend=backend)
-        metrics = cost_to_target(trace)
-        common = dict(claim=cid, budget=budget, point=0, value=TARGET,
-                      replicates=REPLICATES[budget], backend=backend, versions=versions(),
-                      config_hash=chash, seed=seed, base_seed=seed,
-                      seconds=time.perf_counter() - start)
-        store.append_point([{**common, "replicate": r,
-                             "metrics": {k: float(v[r]) for k, v in metrics.items()}}
-                            for r in range(REPLICATES[budget])])
-        done.append(cid)
+    for i, task in enumerate(tasks, 1):
+        store.append_point(run_cost_task(task))
         if progress:
-            print(f"costs: {i}/{len(names)} {name} ({time.perf_counter() - started:.0f} s)",
-                  file=sys.stderr, flush=True)
-    return done
+            print(f"costs: {i}/{len(tasks)} {task.claim_id} "
+                  f"({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
+    return [t.claim_id for t in tasks]

@@ -264,6 +264,16 @@ def _resolve(task: Task) -> Claim:
     return load(task.catalogue)[task.claim_id].for_backend(task.backend)
 
 
+def run_point(task: Task) -> list[dict]:
+    """Run one task: a claim's sweep point (:func:`run_task`) or one algorithm of the cost
+    comparison (``costs.<algorithm>``, :func:`verify.costs.run_cost_task`)."""
+    from . import costs  # noqa: PLC0415
+
+    if task.claim_id.startswith(costs.PREFIX):
+        return costs.run_cost_task(task)
+    return run_task(task)
+
+
 def run_task(task: Task) -> list[dict]:
     """Run one sweep point; return its store rows (one per replicate)."""
     claim = _resolve(task)
@@ -651,7 +661,7 @@ def _execute(tasks: Sequence[Task], executor: Executor, sink: Callable[[list[dic
     lines = progress and not sys.stderr.isatty()  # CI logs: one line per finished claim
     left = Counter(t.claim_id for t in tasks)
     claims, started, peak = len(left), time.perf_counter(), 0.0
-    finished = executor.run(run_task, tasks)
+    finished = executor.run(run_point, tasks)
     try:
         for task, rows in finished:
             sink(rows)
@@ -788,13 +798,12 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
             tasks += _tasks(claim, budget, seed, backend, catalogue, done, noise)
         if costs is None:
             costs = catalogue is None and not pattern and noise == "gaussian"
+        if costs:  # the algorithms of the selected claims' papers only, on the same workers
+            from .costs import algorithms_of, cost_tasks  # noqa: PLC0415
+
+            tasks = cost_tasks(out, budget, seed, backend, algorithms_of(claims)) + tasks
         try:
             worker_peak = _execute(tasks, executor, store.append_point, progress, "verify")
-            if costs:  # the algorithms of the selected claims' papers only
-                from .costs import algorithms_of, measure_costs  # noqa: PLC0415
-
-                measure_costs(out, budget, seed, backend, names=algorithms_of(claims),
-                              progress=progress)
         except KeyboardInterrupt:
             _write_json(Path(out) / RUN, {**meta, "status": "interrupted"})
             raise
