@@ -28,7 +28,9 @@ Instances (closed form, small):
   far point (``‖y*(x)‖`` large), where FedAvg's client drift is visible.
 
 Mutants are implemented here, as keywords of the measures (e.g. ``fixed`` for a deterministic
-Neumann truncation, ``shared`` for PHE chains that share their truncation and clients).
+Neumann truncation, ``shared`` for PHE chains that share their truncation and clients,
+``indirect=False`` for FedMBO without PHE's indirect term, :class:`FedMBODirectOnly`: on the
+Theorem-1 instance it stops at ``‖∇Φ‖² ≈ 1.1``, above every average the runs reach).
 """
 
 from __future__ import annotations
@@ -679,12 +681,15 @@ def stationarity_at_speedup(n, replicates, seed, backend="numpy", *, used_client
     return fedmbo_stationarity(int(n), K, replicates, seed, backend, used_clients=used_clients)
 
 
-def stationarity_at_epsilon(inv_eps, replicates, seed, backend="numpy", *, step_K=None):
+def stationarity_at_epsilon(inv_eps, replicates, seed, backend="numpy", *, step_K=None,
+                            indirect=True):
     """At ``K(ε) = ⌈1600 ε⁻²/n⌉``, ``n = 8``; the swept variable is ``1/ε``; ``step_K``:
-    mutant, the steps of ``K = step_K`` whatever ``ε``."""
+    mutant, the steps of ``K = step_K`` whatever ``ε``; ``indirect=False``: mutant, PHE's
+    indirect term dropped."""
     K = iterations_for(1.0 / float(inv_eps), EPS_N, EPS_C)
     return fedmbo_stationarity(EPS_N, K, replicates, seed, backend,
-                               step_at=None if step_K is None else (EPS_N, int(step_K)))
+                               step_at=None if step_K is None else (EPS_N, int(step_K)),
+                               indirect=indirect)
 
 
 # =============================================================================================
@@ -844,6 +849,16 @@ def _thm1_conditions(nK) -> tuple[Condition, ...]:
 
 def _pow2(lo: int, hi: int) -> list[int]:
     return [2 ** k for k in range(lo, hi)]
+
+
+def _indirect_dropped() -> Mutant:
+    """The Thm 1 claims' mutant: PHE's indirect term dropped (:class:`FedMBODirectOnly`)."""
+    return Mutant("indirect_dropped", "PHE's indirect term dropped, H_i = ∇ₓf_{c_i} (the "
+                  "hypergradient without −∇²_{xy}g[∇²_{yy}g]⁻¹∇_y f): the iterates settle where "
+                  f"∇ₓf̄(x, y*(x)) = 0, at ‖∇Φ‖² = {direct_only_floor(thm1_problem()):.2f} "
+                  "(direct_only_floor), above every average of the runs, so the average "
+                  "stationarity stays flat instead of decaying", {"indirect": False},
+                  kind="indirect_term")
 
 
 def _claims() -> list:
@@ -1109,7 +1124,8 @@ def _claims() -> list:
             mutants=(Mutant("not_averaged", "the inner loop and PHE use one client per step "
                             "(the clients' estimates not averaged) while α keeps its √(n/K) "
                             "scaling: the noise no longer falls with n",
-                            {"used_clients": 1}, kind="noise_averaging"),),
+                            {"used_clients": 1}, kind="noise_averaging"),
+                     _indirect_dropped()),
             conditions=_thm1_conditions(lambda n: (int(n), STAT_N_K)),
             schedule=_thm1_schedule(f"K = {STAT_N_K} fixed, n swept (with replacement); αμ_ΦK "
                                     "≥ 8 at the smallest n, so the transient is negligible"),
@@ -1125,13 +1141,7 @@ def _claims() -> list:
             mutants=(Mutant("step_not_scaled_with_K", "α fixed at its K = 200 value (not "
                             "scaled as √(n/K)): the noise floor αC/n stays, no 1/√K decay",
                             {"step_K": 200}, kind="step_exponent"),
-                     Mutant("indirect_dropped", "PHE's indirect term dropped, H_i = ∇ₓf_{c_i} "
-                            "(the hypergradient without −∇²_{xy}g[∇²_{yy}g]⁻¹∇_y f): the "
-                            "iterates settle where ∇ₓf̄(x, y*(x)) = 0, at ‖∇Φ‖² = "
-                            f"{direct_only_floor(thm1_problem()):.2f} (direct_only_floor), "
-                            "above every value of the run, so the average stationarity "
-                            "stays flat instead of decaying as K^{−1/2}", {"indirect": False},
-                            kind="indirect_term")),
+                     _indirect_dropped()),
             conditions=_thm1_conditions(lambda K: (STAT_K_N, int(K))),
             schedule=_thm1_schedule(f"n = {STAT_K_N} fixed, K swept; α depends on K"),
             touches=_TOUCH_THM1),
@@ -1171,7 +1181,8 @@ def _claims() -> list:
             law=law(comp), tolerance=0.1,
             mutants=(Mutant("step_not_scaled_with_K", "α fixed at its K(ε = 1) = 200 value: "
                             "the noise floor does not fall with ε", {"step_K": 200},
-                            kind="step_exponent"),),
+                            kind="step_exponent"),
+                     _indirect_dropped()),
             conditions=_thm1_conditions(lambda u: (EPS_N, iterations_for(1.0 / float(u), EPS_N,
                                                                          EPS_C))),
             schedule=_thm1_schedule(

@@ -30,7 +30,10 @@ Schedules of the rate claims (constants chosen, rates not; exponents derived wit
 Client drift (Prop. 5.8, MEMFBO-R4): ``Δ_y^t = (1/n)Σ_i(1/τ)Σ_k‖y_i^{t,k} − y^t‖²`` is
 recorded by the algorithm itself (``trace.extras["drift_y"]``) and compared with the
 τ-exponent of Prop. 5.8's bound as stated, at a fixed local step ``η`` and at ``η = γ/τ``; its
-consequence for ``‖∇L*_λ‖²`` (MEMFBO-I6) is a separate claim.
+consequence for ``‖∇L*_λ‖²`` (MEMFBO-I6, the project's own chain) is a control, not a finding.
+
+The penalty gap (§5.2, ``O(1/λ)``) is an upper bound: ``at_most`` on the mean closed-form gap
+over fixed points.
 
 Measured stationarity of the rate claims: the tail average ``(2/T)Σ_{T/2 < t ≤ T}‖∇Φ(x^t)‖²``
 (exact ``∇Φ``); its expectation upper-bounds ``min_t E‖∇Φ(x^t)‖²``, so a tail average that decays

@@ -12,12 +12,18 @@ from ..model import Inventory, Result
 _KAPPA = ("the κ⁵ of T = O(κ⁵/(Kε²)) comes from Thm 1's step constants (ρ₁ = O(1/κ⁵), "
           "Remark 1): at those constants one sweep point needs 10⁵–10⁶ iterations (GAO-R7), "
           "out of reach on this machine")
-_KAPPA_SWEPT = ("κ is swept by gao.kappa_localbsgm_iterations (κ = 2.5–6, T ∝ κ⁵, Q ∝ κ log 1/ε, "
-                "Remark 1's ρ₁ ∝ κ⁻⁵, ρ₂ ∝ κ⁻² with constants fixed at κ = 2.5) from the "
+_KAPPA_SWEPT = ("κ is swept by gao.kappa_localbsgm_iterations (κ = 2.5–6, T ∝ κ⁵, "
+                "Q ∝ κ log 1/ε, Remark 1's ρ₁ ∝ κ⁻⁵, ρ₂ ∝ κ⁻² with constants fixed at κ = 2.5) from the "
                 "solution, which tests the κ-growth of Thm 1's noise and truncation terms only: "
                 "whether κ⁵ iterations suffice from a far start needs Thm 1's own step "
                 "constants, 10⁵–10⁶ iterations per sweep point (GAO-R7), out of reach on this "
                 "machine")
+_KAPPA_VR_SWEPT = ("κ is swept by gao.kappa_localbsgvrm_iterations (κ = 2.5–8, T ∝ κ³, "
+                   "Q ∝ κ log 1/ε, Thm 2's α ∝ L̂², η_t ∝ 1/L̂, Remark 3's ρ₁ ∝ κ⁻² with "
+                   "constants fixed at κ = 2.5) from the solution, which tests the κ-growth of "
+                   "Thm 2's noise and truncation terms only: whether κ³ iterations suffice "
+                   "from a far start needs Thm 2's own step constants (ρ₂ ≤ μ/19720), "
+                   "10⁵–10⁶ iterations per sweep point (GAO-R7), out of reach on this machine")
 _KAPPA_VR = ("the κ³ of T = O(κ³/(Kε^{3/2})) comes from Thm 2's step constants (ρ₁ = O(1/κ²), "
              "ρ₂ ≤ μ/19720, Remark 3): at those constants one sweep point needs 10⁵–10⁶ "
              "iterations (GAO-R7), out of reach on this machine")
@@ -77,10 +83,11 @@ RESULTS = (
            r"p = O(1/(K\epsilon^{1/2})),\ Q = O(\log(1/\epsilon)) \Rightarrow A \le \epsilon",
            ("ε", "n", "κ"), headline=True,
            claims=("gao.localbsgvrm_iterations_vs_epsilon",
-                   "gao.localbsgvrm_heterogeneous_floor"),
+                   "gao.localbsgvrm_heterogeneous_floor", "gao.kappa_localbsgvrm_iterations"),
            sweeps={"gao.localbsgvrm_iterations_vs_epsilon": "ε",
-                   "gao.localbsgvrm_heterogeneous_floor": "ε"},
-           reason=_KAPPA_VR),
+                   "gao.localbsgvrm_heterogeneous_floor": "ε",
+                   "gao.kappa_localbsgvrm_iterations": "κ"},
+           reason=_KAPPA_VR_SWEPT),
     Result("gao.rem4.speedup", "remark", "Remark 4 (linear speedup)",
            "this iteration complexity also indicates that LocalBSGVRM can achieve linear "
            "speedup with respect to the number of devices", ("n",), headline=True),
