@@ -243,6 +243,12 @@ CONDITIONS_VRM = (
               note="GAO-R7: at Thm 2's ρ₂ ≤ μ/19720 one sweep point needs 10⁵–10⁶ iterations; "
                    "the run keeps Remark 3's rate ρ₁ ∝ κ⁻² with the constant fixed at κ₀ by "
                    "Thm 2's cap ρ₁ = 1, and ρ₂ = 1 (κ-free, as μ/19720 is)"),
+    Condition("p ≤ 1/√(288(2 + 4L̂²/K)(ρ₁² + ρ₂²)) (Thm 2)", lambda k: schedule_vrm(k)["period"],
+              lambda k: 1 / math.sqrt(288 * (2 + 4 * gao_constants(instance(k))["L_hat"] ** 2
+                                             / DEVICES)
+                                      * (schedule_vrm(k)["rho1"] ** 2 + 1.0)),
+              inside=False, note="GAO-R5: Cor 2's p = O(1/(Kε^{1/2})) is used; at ρ₂ = 1 "
+                                 "Thm 2's bound on p is below 1/24"),
 )
 
 _SCHED = (f"Cor 1 at fixed ε = {EPSILON:g}, K = {DEVICES} (constants chosen at κ₀ = "

@@ -13,12 +13,13 @@ _KAPPA = ("the κ⁵ of T = O(κ⁵/(Kε²)) comes from Thm 1's step constants (
           "Remark 1): at those constants one sweep point needs 10⁵–10⁶ iterations (GAO-R7), "
           "out of reach on this machine")
 _KAPPA_SWEPT = ("κ is swept by gao.kappa_localbsgm_iterations (κ = 2.5–6, T ∝ κ⁵, "
-                "Q ∝ κ log 1/ε, Remark 1's ρ₁ ∝ κ⁻⁵, ρ₂ ∝ κ⁻² with constants fixed at κ = 2.5) from the "
-                "solution, which tests the κ-growth of Thm 1's noise and truncation terms only: "
-                "whether κ⁵ iterations suffice from a far start needs Thm 1's own step "
-                "constants, 10⁵–10⁶ iterations per sweep point (GAO-R7), out of reach on this "
-                "machine")
-_KAPPA_VR_SWEPT = ("κ is swept by gao.kappa_localbsgvrm_iterations (κ = 2.5–8, T ∝ κ³, "
+                "Q ∝ κ log 1/ε, Remark 1's ρ₁ ∝ κ⁻⁵, ρ₂ ∝ κ⁻² with constants fixed at "
+                "κ = 2.5) from the solution, which tests the κ-growth of Thm 1's noise and "
+                "truncation terms only: whether κ⁵ iterations suffice from a far start needs "
+                "Thm 1's own step constants, 10⁵–10⁶ iterations per sweep point (GAO-R7), out "
+                "of reach on this machine")
+_KAPPA_VR_SWEPT = ("n: no claim sweeps K for LocalBSGVRM yet; κ is swept by "
+                   "gao.kappa_localbsgvrm_iterations (κ = 2.5–8, T ∝ κ³, "
                    "Q ∝ κ log 1/ε, Thm 2's α ∝ L̂², η_t ∝ 1/L̂, Remark 3's ρ₁ ∝ κ⁻² with "
                    "constants fixed at κ = 2.5) from the solution, which tests the κ-growth of "
                    "Thm 2's noise and truncation terms only: whether κ³ iterations suffice "
