@@ -24,7 +24,8 @@ RESULTS = (
            r"\mathbb{E}_{\mathcal W}\|[\nabla^2_y g]^{-1} - \hat H_y\| \le 2/\mu_g", ("N", "κ")),
     Result("fednest.lemma2.2.b", "lemma", "Lemma 2.2, eq. (15)",
            r"\|\mathbb{E}_{\mathcal W}[h_i^I(x,y)] - \bar\nabla^I f_i(x,y)\| \le b,\quad "
-           r"b = \kappa_g\ell_{f,1}((\kappa_g-1)/\kappa_g)^N", ("N", "κ")),
+           r"b = \kappa_g\ell_{f,1}((\kappa_g-1)/\kappa_g)^N", ("N", "κ"),
+           claims=("fednest.indirect_bias_bound",)),
     Result("fednest.sec2.5", "section", "§1 (contributions) and §2.5 (FedInn vs FedAvg)",
            "the variance reduction of FedInn enables robustness in the sense that local models "
            "converge to the globally optimal inner model despite client drift/heterogeneity "
