@@ -761,7 +761,7 @@ CLAIMS = [
         statement=r"\mathbb{E}[V^T] \leq (1-\eta\mu_f)^T V^0 + \frac{C}{\eta\mu_f} = "
                   r"\mathcal{O}(T^{-1/2})\quad(\eta = 1/\sqrt{T})",
         kind="at_most", variable="T", quantity=r"\mathbb{E}\|x^T - x^*\|^2",
-        measure=sc_theorem, grid=T_GRID_THM, replicates=per_budget(128, 256, 512),
+        measure=sc_theorem, grid=T_GRID_THM, replicates=per_budget(256, 256, 512),
         law=LAW_SC_THM, tolerance=0.1,
         schedule=f"{SC_SCHED}; BoundedDelay(3); {SERIES_CAP}",
         touches=("AFBO-I2", "AFBO-R5", "AFBO-R12"), conditions=COND_SC,
@@ -860,9 +860,9 @@ _TRACKING_INNER = Mutant("constant_inner_step",
 
 CLAIMS += [
     _speedup_claim("linear_speedup_m", "bounded", "violated", _TRACKING_INNER,
-                   per_budget(32, 32, 64)),
+                   per_budget(128, 128, 256)),
     _speedup_claim("linear_speedup_m_sync", "sync", "violated", _TRACKING_INNER,
-                   per_budget(32, 32, 64)),
+                   per_budget(128, 128, 256)),
     P.claim(
         "staleness_floor_vs_delay", role="confirmation",
         source=P.cite("Thm 4.1(b) last term / Remark 2, the project's reading AFBO-R11",
@@ -920,7 +920,7 @@ CLAIMS += [
         statement=r"\mathbb{E}\|x^T - x^*\|^2 = \mathcal{O}(T^{-1/2})\quad"
                   r"(E_i \in \{1, 2, 3, 5\},\ \eta = 1/\sqrt{T})",
         kind="at_most", variable="T", quantity=r"\mathbb{E}\|x^T - x^*\|^2",
-        measure=hetero_local, grid=T_GRID_OUTSIDE, replicates=per_budget(32, 64, 128),
+        measure=hetero_local, grid=T_GRID_OUTSIDE, replicates=per_budget(128, 128, 256),
         law=LAW_SC_THM, tolerance=0.1, conditions=COND_OUTSIDE,
         schedule=f"{SC_SCHED_OUTSIDE}; BoundedDelay(3); per-client local iteration numbers E_i = "
                  f"{LOCAL_E} (tiled), local SGD y_{{i,e+1}} = y_{{i,e}} − β∇_y g_i "
