@@ -1,12 +1,14 @@
-"""``index.html``: one self-contained page (inline CSS, figures as base64 PNG data URIs).
+"""``index.html``: one page (inline CSS) beside its ``figures/`` folder, which it links (each
+figure once, by a relative path: the report folder is what to copy or archive).
 
 The verdicts come first: headline counts by role, then a compact summary grouped by paper
 (``claim | paper, result | verdict | measured [interval] vs predicted``) that fits a
 1280 px window without horizontal scrolling; the run's metadata comes last.
 
 Nothing is fetched from anywhere: no scripts, fonts or stylesheets from the network. LaTeX is
-shown as matplotlib mathtext images (embedded) where mathtext can typeset it, always with the
-LaTeX source as code text next to it. The markup is XHTML-compatible (every element closed,
+shown as MathML text (``latex2mathml``; browsers typeset it natively), or as an embedded
+matplotlib mathtext image where the converter fails, always with the LaTeX source as code text
+next to it. The markup is XHTML-compatible (every element closed,
 attributes quoted, only XML's predefined entities) so it also parses as XML.
 """
 
@@ -96,8 +98,10 @@ def data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def _img(path: Path, alt: str, cls: str) -> str:
-    return f'<img class="{cls}" alt="{_e(alt)}" src="{data_uri(path.read_bytes())}" />'
+def _img(path: Path, alt: str, cls: str, out_dir: Path) -> str:
+    """A figure of the report, linked by its path relative to the page (``figures/…``)."""
+    rel = path.resolve().relative_to(out_dir.resolve()).as_posix()
+    return f'<img class="{cls}" alt="{_e(alt)}" src="{_e(rel)}" />'
 
 
 def anchor(claim_id: str) -> str:
@@ -185,10 +189,23 @@ def _latex(latex: str) -> str:
         return ""
     if looks_like_prose(latex):
         return f"<p>{_e(latex)}</p>"
+    mathml = _mathml(latex)
+    if mathml:
+        return f'<div class="eq">{mathml}</div><code class="latex">{_e(latex)}</code>'
     png = latex_png(latex)
     img = (f'<div class="eq"><img {_size(png)}alt="{_e(latex)}" src="{data_uri(png)}" /></div>'
            if png else "")
     return f'{img}<code class="latex">{_e(latex)}</code>'
+
+
+def _mathml(latex: str) -> str:
+    """``latex`` as MathML (``""`` where ``latex2mathml`` cannot convert it)."""
+    from latex2mathml.converter import convert  # noqa: PLC0415
+
+    try:
+        return convert(latex)
+    except Exception:  # noqa: BLE001 - any parse failure falls back to the image
+        return ""
 
 
 def _headline(entries: Sequence[Mapping[str, Any]]) -> str:
@@ -258,7 +275,7 @@ def render_html(report: Mapping[str, Any], out_dir: Path) -> str:
                  "bootstrap interval, coloured by verdict; the green band is the claim's "
                  "tolerance (for upper bounds, everything below +tolerance).</p>")
         h.append(_img(out_dir / figs["overview"], "Overview: measured − predicted per claim",
-                      "overview"))
+                      "overview", out_dir))
 
     h.append('<h2 id="ledger">Discrepancy ledger</h2>')
     h.append('<p class="small">Every claim that is violated or inconclusive, with the '
@@ -369,7 +386,8 @@ def _claim(e: Mapping[str, Any], out_dir: Path) -> str:
              + "</dl></div>")
     if e.get("figure"):
         h.append('<div class="claim-fig">'
-                 + _img(out_dir / e["figure"], f"figure of {e['id']}", "fig") + "</div>")
+                 + _img(out_dir / e["figure"], f"figure of {e['id']}", "fig", out_dir)
+                 + "</div>")
     elif e.get("status") == "missing":
         h.append('<div class="claim-fig"><p><i>No data: this claim has no rows in the store.'
                  "</i></p></div>")

@@ -217,7 +217,12 @@ def _check_html(path: Path) -> _Balance:
             v = (value or "").strip().lower()
             assert not v.startswith(("http:", "https:", "//", "ftp:", "file:")), \
                 f"<{tag} {key}={value[:60]!r}> references a remote resource"
-            assert v.startswith(("data:image/png;base64,", "#")), f"<{tag} {key}={value[:60]!r}>"
+            if v.startswith(("data:image/png;base64,", "#")):
+                continue
+            # a figure of the report, linked relative to the page and inside its folder
+            target = (path.parent / value).resolve()
+            assert target.is_relative_to(path.parent.resolve()) and target.is_file(), \
+                f"<{tag} {key}={value[:60]!r}>"
     lowered = text.lower()
     for forbidden in ("<script", "<link", "@import", "url(", "<iframe", "<object"):
         assert forbidden not in lowered, f"HTML contains {forbidden!r}"
@@ -282,10 +287,22 @@ def test_html_well_formed_and_offline(synthetic_report):
     assert index == out / "index.html"
     parser = _check_html(index)
     images = [v for tag, k, v in parser.attrs if tag == "img" and k == "src"]
-    # overview + one figure per claim with data + typeset equations
-    assert len(images) >= 8
+    # overview + one figure per claim with data, each linked once (not embedded)
+    assert len(images) >= 4 and len(set(images)) == len(images)
+    assert all(v.startswith("figures/") for v in images), images
     text = index.read_text(encoding="utf-8")
     assert "syn.missing" in text and "missing (not run)" in text
+    assert "<math " in text  # formulas as MathML text, not images
+
+
+def test_the_smoke_report_page_is_small():
+    """The main job's page (every claim of the catalogue) stays under 2 MB: figures are
+    linked, formulas are MathML text."""
+    index = Path(__file__).resolve().parents[1] / "results" / "smoke" / "report" / "index.html"
+    if not index.is_file():
+        pytest.skip("the README's first command has not written results/smoke/report")
+    assert index.stat().st_size < 2 * 2**20
+    assert 'src="data:image' not in index.read_text(encoding="utf-8")
 
 
 def test_report_json_is_strict(synthetic_report):
