@@ -366,6 +366,10 @@ def _claim(e: Mapping[str, Any], out_dir: Path) -> str:
         facts.append(("Window's reason", _e(md.window_reason(e))))
         if md.full_grid_text(e):
             facts.append(("Full grid vs window", _e(md.full_grid_text(e))))
+    conditions = md.condition_lines(e)
+    if conditions:
+        facts.append(("Theorem's conditions", '<ul class="mutants">' + "".join(
+            f"<li>{_e(line)}</li>" for line in conditions) + "</ul>"))
     power = _e(md.power_text(e).removeprefix("power: "))
     lines = md.mutant_lines(e)
     if lines:

@@ -255,9 +255,29 @@ def mutant_lines(e: Mapping[str, Any]) -> list[str]:
         if p.get("measured") is not None:
             meas = f"; measured {num(p.get('measured'))} {interval(p.get('interval'))}".rstrip()
         change = f" ({p['change']})" if p.get("change") else ""
-        out.append(f"{p.get('mutant')}{change}: {p.get('verdict') or '—'}, required "
+        kind = f" [{p['kind']}]" if p.get("kind") else ""
+        out.append(f"{p.get('mutant')}{kind}{change}: {p.get('verdict') or '—'}, required "
                    f"{p.get('required') or '—'} → {mark}{meas}")
     return out
+
+
+def condition_lines(e: Mapping[str, Any]) -> list[str]:
+    """The theorem's conditions on the claim's instance and schedule, one line each with
+    pass/fail over the run's grid (``Claim.check_conditions``)."""
+    out = []
+    for c in e.get("conditions") or ():
+        mark = "pass" if c.get("holds") else "FAIL"
+        left = "" if c.get("inside", True) else " (left on purpose)"
+        worst = (f"worst {g(c.get('lhs'))} {c.get('relation')} {g(c.get('rhs'))} at "
+                 f"x = {g(c.get('worst_x'))}")
+        note = f" — {c['note']}" if c.get("note") else ""
+        out.append(f"{mark}{left}: {c.get('statement')}; {worst}{note}")
+    return out
+
+
+def g(v: Any) -> str:
+    """A number for the report (4 significant digits; ``—`` when absent)."""
+    return "—" if v is None else f"{float(v):.4g}"
 
 
 def window_reason(e: Mapping[str, Any]) -> str:
@@ -523,6 +543,10 @@ def claim_markdown(e: Mapping[str, Any]) -> list[str]:
         ("Time", seconds(e.get("seconds"))),
     ]
     md += [f"- **{k}:** {v}" for k, v in facts]
+    conditions = condition_lines(e)
+    if conditions:
+        md.append("- **Theorem's conditions:**")
+        md += [f"  - {line}" for line in conditions]
     md.append(f"- **Power:** {power_text(e).removeprefix('power: ')}")
     md += [f"  - {line}" for line in mutant_lines(e)]
     if e.get("touches"):

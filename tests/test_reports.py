@@ -830,3 +830,19 @@ def test_log_tick_labels_are_text():
     assert decade_label(1e-4) == "10⁻⁴" and decade_label(1e6) == "10⁶"
     assert decade_label(100.0) == "100" and decade_label(0.01) == "0.01"
     assert decade_label(0.0) == "" and decade_label(float("nan")) == ""
+
+
+def test_the_theorems_conditions_are_reported_with_pass_or_fail():
+    from bilevel_theory.reports.markdown import condition_lines  # noqa: PLC0415
+    from bilevel_theory.verify.claims import CLAIMS  # noqa: PLC0415
+    from bilevel_theory.verify.runner import Result  # noqa: PLC0415
+
+    claim = CLAIMS["afbo.strongly_convex_rate_theorem"]
+    entry = Result(id=claim.id, verdict="holds", expected="holds", measured=-0.5,
+                   interval=(-0.52, -0.48), predicted=-0.5, reason="", seconds=1.0,
+                   budget="smoke", claim=claim).to_dict()
+    lines = condition_lines(entry)
+    assert len(lines) == len(claim.conditions) >= 1
+    assert any("a_1" in line and line.startswith("pass") for line in lines), lines
+    failing = {**entry, "conditions": [{**entry["conditions"][0], "holds": False}]}
+    assert condition_lines(failing)[0].startswith("FAIL")

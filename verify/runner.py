@@ -538,7 +538,9 @@ class Result:
         if c is not None:
             d.update({
                 "role": c.role, "mutant_of": c.mutant_of,
-                "mutants": [{"name": m.name, "change": m.change} for m in c.mutants],
+                "mutants": [{"name": m.name, "change": m.change, "kind": m.kind}
+                            for m in c.mutants],
+                "conditions": c.check_conditions(self.budget),
                 "window_reason": c.window_reason, "window_derived": c.window_derived,
                 "paper": c.paper, "source": c.source, "statement": c.statement,
                 "kind": c.kind, "variable": c.variable, "quantity": c.quantity,
@@ -575,10 +577,12 @@ def attach_power(results: Sequence[Result]) -> list[Result]:
             continue
         if r.id in by_base:
             changes = {m.name: m.change for m in r.claim.mutants} if r.claim else {}
+            kinds = {m.name: m.kind for m in r.claim.mutants} if r.claim else {}
             power = []
             for m in by_base[r.id]:
                 name = m.id.partition(MUTANT_SEP)[2]
                 power.append({"mutant": name, "change": changes.get(name, ""),
+                          "kind": kinds.get(name, ""),
                               "verdict": m.verdict, "required": m.expected,
                               "caught": m.as_expected, "measured": m.measured,
                               "interval": list(m.interval), "reason": m.reason})
