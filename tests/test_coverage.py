@@ -184,9 +184,14 @@ def test_the_report_section_covers_the_report_papers(assessed):
 
 def test_a_plugin_inventory_is_found_through_its_entry_point(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "examples" / "toy_plugin" / "src"))
+    import bilevel_theory.verify.claims as claims_pkg  # noqa: PLC0415
+
+    def plugins(*eps):  # the inventory group sees ``eps``; every other group, nothing
+        monkeypatch.setattr(claims_pkg, "entry_points",
+                            lambda group: list(eps) if group == mapping.ENTRY_POINT_GROUP else [])
+
     ep = EntryPoint("toy", "toy_plugin.inventory:INVENTORY", mapping.ENTRY_POINT_GROUP)
-    monkeypatch.setattr(mapping, "entry_points",
-                        lambda group: [ep] if group == mapping.ENTRY_POINT_GROUP else [])
+    plugins(ep)
     try:
         invs = inventories()
         assert [inv.key for inv in invs][-1] == "toy"
@@ -196,11 +201,11 @@ def test_a_plugin_inventory_is_found_through_its_entry_point(monkeypatch):
         assert status == {"toy.bias": ("full", ()), "toy.rounds": ("partial", ("K",))}
         clash = EntryPoint("again", "bilevel_theory.verify.coverage.inventory.afbo:INVENTORY",
                            mapping.ENTRY_POINT_GROUP)
-        monkeypatch.setattr(mapping, "entry_points", lambda group: [clash])
+        plugins(clash)
         with pytest.raises(ValueError, match="share the key"):
             inventories()
         broken = EntryPoint("bad", "toy_plugin.nosuch:INVENTORY", mapping.ENTRY_POINT_GROUP)
-        monkeypatch.setattr(mapping, "entry_points", lambda group: [broken])
+        plugins(broken)
         with pytest.raises(ImportError, match="entry point 'bad'"):
             inventories()
     finally:

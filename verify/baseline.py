@@ -48,17 +48,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     text = json.dumps(expected, indent=2) + "\n"
     if args.check:
-        try:
-            current = _read_text(args.path)
-        except (OSError, ValueError) as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 2
-        if current != text:
-            print(f"{args.path} is out of sync with the catalogue; run python -m "
-                  "bilevel_theory.verify.baseline", file=sys.stderr)
-            return 1
-        print(f"{args.path} is in sync ({len(json.loads(text))} claims)")
-        return 0
+        return check_in_sync(args.path, text, "the catalogue",
+                             "python -m bilevel_theory.verify.baseline",
+                             f" ({len(expected)} claims)")
     from .runner import _write_json  # noqa: PLC0415
 
     try:
@@ -67,6 +59,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(f"wrote {args.path} ({len(expected)} claims)")
+    return 0
+
+
+def check_in_sync(path: Path, text: str, source: str, regenerate: str, note: str = "") -> int:
+    """Whether the generated file at ``path`` reads exactly ``text``: 0 in sync, 1 out of
+    sync (saying how to ``regenerate`` it from ``source``), 2 unreadable."""
+    try:
+        current = _read_text(path)
+    except (OSError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if current != text:
+        print(f"{path} is out of sync with {source}; run {regenerate}", file=sys.stderr)
+        return 1
+    print(f"{path} is in sync{note}")
     return 0
 
 

@@ -114,13 +114,20 @@ def is_registered_at_runtime(claim_id: str) -> bool:
     return str(claim_id).partition(MUTANT_SEP)[0] in _REGISTERED
 
 
-def _plugin_claims() -> Iterator[tuple[str, Claims]]:
-    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+def loaded_entry_points(group: str) -> Iterator[tuple[str, object]]:
+    """``(origin, object)`` for every installed entry point of ``group``, by name; one that
+    fails to load is an ``ImportError`` naming it (a broken plug-in is never skipped)."""
+    for ep in sorted(entry_points(group=group), key=lambda e: e.name):
         origin = f"entry point {ep.name!r} ({ep.value})"
         try:
             loaded = ep.load()
         except Exception as err:  # noqa: BLE001 - report which plug-in is broken
             raise ImportError(f"{origin} failed to load: {type(err).__name__}: {err}") from err
+        yield origin, loaded
+
+
+def _plugin_claims() -> Iterator[tuple[str, Claims]]:
+    for origin, loaded in loaded_entry_points(ENTRY_POINT_GROUP):
         yield origin, _claims_of(loaded, origin)
 
 

@@ -38,19 +38,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     text = page()
     if args.check:
-        from ..baseline import _read_text  # noqa: PLC0415
+        from ..baseline import check_in_sync  # noqa: PLC0415
 
-        try:
-            current = _read_text(args.path)
-        except (OSError, ValueError) as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 2
-        if current != text:
-            print(f"{args.path} is out of sync with the inventories and claims; run python3 -m "
-                  "bilevel_theory.verify.coverage --write", file=sys.stderr)
-            return 1
-        print(f"{args.path} is in sync")
-        return 0
+        return check_in_sync(args.path, text, "the inventories and claims",
+                             "python3 -m bilevel_theory.verify.coverage --write")
     try:
         args.path.write_text(text, encoding="utf-8")
     except OSError as err:

@@ -16,7 +16,6 @@ import pkgutil
 import types
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 
 from ..claim import Claim
 from .model import Inventory, Result
@@ -63,13 +62,10 @@ def package_inventories() -> list[Inventory]:
 def plugin_inventories() -> list[Inventory]:
     """Installed packages' inventories: entry points in the group ``bilevel_theory.inventory``
     (each loads to an :class:`Inventory`, a module with ``INVENTORY``, a list, or a callable)."""
+    from ..claims import loaded_entry_points  # noqa: PLC0415
+
     out: list[Inventory] = []
-    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        origin = f"entry point {ep.name!r} ({ep.value})"
-        try:
-            loaded = ep.load()
-        except Exception as err:  # noqa: BLE001 - report which plug-in is broken
-            raise ImportError(f"{origin} failed to load: {type(err).__name__}: {err}") from err
+    for origin, loaded in loaded_entry_points(ENTRY_POINT_GROUP):
         out += _inventories_of(loaded, origin)
     return out
 
