@@ -39,8 +39,20 @@ def run_seeds(out: Path, budget: str = "smoke", seeds: Sequence[int] = SEEDS, wo
                   progress=progress, mutants=True, costs=False)
 
 
-def read_summaries(out: Path, seeds: Sequence[int] = SEEDS) -> dict[int, dict[str, dict]]:
-    """``seed -> id -> summary entry`` from the stores under ``out`` (missing seeds skipped)."""
+def read_summaries(out: Path, seeds: Sequence[int] = SEEDS,
+                   overlays: Sequence[Path] = ()) -> dict[int, dict[str, dict]]:
+    """``seed -> id -> summary entry`` from the stores under ``out`` (missing seeds skipped);
+    the entries of the stores under each of ``overlays`` (a later run of some claims, e.g.
+    after their replicates changed) replace those of the same ids."""
+    found = read_one(out, seeds)
+    for extra in overlays:
+        for seed, entries in read_one(extra, seeds).items():
+            found.setdefault(seed, {}).update(entries)
+    return found
+
+
+def read_one(out: Path, seeds: Sequence[int]) -> dict[int, dict[str, dict]]:
+    """``seed -> id -> summary entry`` from the stores under ``out`` alone."""
     found = {}
     for seed in seeds:
         path = out / f"seed-{seed}" / "summary.json"
@@ -67,8 +79,10 @@ def _cell(entry: Mapping | None) -> str:
     return f"{entry['verdict']}{mark} {g(entry.get('measured'))} [{g(iv[0])}, {g(iv[1])}]"
 
 
-def table(summaries: Mapping[int, Mapping[str, dict]], budget: str = "smoke") -> tuple[str, bool]:
-    """The Markdown table and whether every row is stable (expected at every seed)."""
+def table(summaries: Mapping[int, Mapping[str, dict]], budget: str = "smoke",
+          overlaid: Sequence[str] = ()) -> tuple[str, bool]:
+    """The Markdown table and whether every row is stable (expected at every seed);
+    ``overlaid``: the ids whose entries come from a later run (said under the table)."""
     seeds = sorted(summaries)
     ids = sorted({cid for s in summaries.values() for cid in s})
     rows, unstable = [], []
@@ -98,6 +112,10 @@ def table(summaries: Mapping[int, Mapping[str, dict]], budget: str = "smoke") ->
             "Regenerate with `python -m bilevel_theory.verify.stability`."
             "\n\n"
             f"{status}\n\n{head}\n" + "\n".join(rows) + "\n")
+    if overlaid:
+        text += ("\nThese rows come from a later run of the same seeds, after their replicates "
+                 "changed (the other claims' code did not): "
+                 + ", ".join(f"`{c}`" for c in sorted(overlaid)) + ".\n")
     return text, not unstable
 
 
@@ -113,6 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--doc", type=Path, default=DOC, help="table (default: %(default)s)")
     parser.add_argument("--render-only", action="store_true", help="only rewrite the table")
+    parser.add_argument("--overlay", type=Path, action="append", default=[],
+                        help="with --render-only: a folder of later per-seed stores whose "
+                             "entries replace the same claims' (repeatable)")
     parser.add_argument("--check", action="store_true",
                         help="only check that the committed table is all stable")
     args = parser.parse_args(argv)
@@ -132,11 +153,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if ok else 1
     if not args.render_only:
         run_seeds(args.out, args.budget, seeds, args.workers)
-    summaries = read_summaries(args.out, seeds)
+    summaries = read_summaries(args.out, seeds, args.overlay)
     if not summaries:
         print(f"error: no summary.json under {args.out}/seed-*", file=sys.stderr)
         return 2
-    text, ok = table(summaries, args.budget)
+    overlaid = sorted({c for o in args.overlay for s in read_one(o, seeds).values() for c in s})
+    text, ok = table(summaries, args.budget, overlaid)
     args.doc.write_text(text)
     print(f"wrote {args.doc} ({'stable' if ok else 'NOT all stable'})")
     return 0 if ok else 1

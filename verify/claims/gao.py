@@ -834,7 +834,10 @@ CLAIMS = [
         statement=r"\frac{T}{p} = \mathcal{O}(\kappa^5\epsilon^{-3/2}) \Rightarrow A \leq "
                   r"\epsilon\quad\Longleftrightarrow\quad A = \mathcal{O}((T/p)^{-2/3})",
         kind="at_most", variable="T/p", quantity=_A, measure=localbsgm_vs_rounds,
-        grid=_grid(PERIODS, lambda p: M_DESIGN.T_ref / 2 * (p / 2) ** 3), replicates=REPS_M,
+        # smoke replicates from the seeds 0–4 spread (slope sd 0.051 at 16, mean −0.672, margin
+        # 0.072 to the bound): an interval wholly below it needs se ≤ margin/3.6 ≈ 0.020 → 128
+        grid=_grid(PERIODS, lambda p: M_DESIGN.T_ref / 2 * (p / 2) ** 3),
+        replicates={**REPS_M, "smoke": 128},
         law=LAW_M_C, tolerance=0.067,
         schedule=f"{_M_SCHED}; {_HOMOG}; x = T(ε)/p(ε) (= the ledger's rounds, counted by "
                  "Context.aggregate); tolerance 10% of the exponent",
@@ -869,7 +872,10 @@ CLAIMS = [
         statement=r"T = \mathcal{O}(\kappa^3/(K\epsilon^{3/2})) \Rightarrow A \leq \epsilon"
                   r"\quad\Longleftrightarrow\quad A = \mathcal{O}(T^{-2/3})",
         kind="at_most", variable="T", quantity=_A, measure=localbsgvrm_vs_iterations,
-        grid=_grid_T(V_DESIGN, V_PERIODS), replicates=REPS_V, law=LAW_V_T, tolerance=0.067,
+        # smoke replicates from the seeds 0–4 spread (interval se 0.035 at 64, mean −0.657,
+        # margin 0.057 to the bound): se ≤ margin/3.6 ≈ 0.016 needs ≈ 5× → 320
+        grid=_grid_T(V_DESIGN, V_PERIODS), replicates={**REPS_V, "smoke": 320}, law=LAW_V_T,
+        tolerance=0.067,
         schedule=f"{_V_SCHED}; {_HOMOG}; x = T(ε); tolerance 10% of the exponent",
         mutants=(Mutant("independent_samples", "the two points of eq. (3.8) get independent "
                         "samples instead of the same ξ̂_t: the correction no longer cancels the "
@@ -885,7 +891,10 @@ CLAIMS = [
         statement=r"\frac{T}{p} = \mathcal{O}(\kappa^3/\epsilon) \Rightarrow A \leq \epsilon"
                   r"\quad\Longleftrightarrow\quad A = \mathcal{O}((T/p)^{-1})",
         kind="at_most", variable="T/p", quantity=_A, measure=localbsgvrm_vs_rounds,
-        grid=_grid(V_PERIODS, lambda p: V_DESIGN.T_ref / 2 * (p / 2) ** 2), replicates=REPS_V,
+        # smoke replicates from the seeds 0–4 spread (interval se 0.05 at 64, mean −1.003,
+        # margin 0.103 to the bound): se ≤ margin/3.6 ≈ 0.029 needs ≈ 3× → 256
+        grid=_grid(V_PERIODS, lambda p: V_DESIGN.T_ref / 2 * (p / 2) ** 2),
+        replicates={**REPS_V, "smoke": 256},
         law=LAW_V_C, tolerance=0.1,
         schedule=f"{_V_SCHED}; {_HOMOG}; x = T(ε)/p(ε) (the ledger's rounds within one: Alg 2 "
                  "averages at (t+1) mod p = 0 from t = 1); tolerance 10% of the exponent",
