@@ -114,6 +114,8 @@ SCHEMA: dict[str, Hyper] = {
     "inner_delay": _h("text", "inner delay model", optional=True),
     "truncation": _h("text", "Neumann truncation rule"),
     "neumann_series": _h("text", "Neumann series variant"),
+    "aligned": _h("flag", "aligned mean (1/E_i)Σ_e of a client's local updates (else the sum)"),
+    "stale_weighting": _h("text", "weighting of stale updates by their age"),
 }
 
 

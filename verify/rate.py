@@ -129,6 +129,7 @@ def _no_measure(*_: Any, **__: Any) -> dict:  # pragma: no cover - never run
 def assert_rate(x: Any, y: Any, *, expect: str = "holds", **kwargs: Any) -> Assessment:
     """:func:`assess`, raising :class:`RateAssertionError` (an ``AssertionError``) with the
     measured slope, interval and reason unless the verdict is ``expect``."""
+    __tracebackhide__ = True  # pytest: the failure points at the caller's line, not here
     if expect not in VERDICTS:
         raise ValueError(f"`expect` must be one of {VERDICTS}, got {expect!r}")
     a = assess(x, y, **kwargs)
