@@ -268,16 +268,11 @@ def condition_lines(e: Mapping[str, Any]) -> list[str]:
     for c in e.get("conditions") or ():
         mark = "pass" if c.get("holds") else "FAIL"
         left = "" if c.get("inside", True) else " (left on purpose)"
-        worst = (f"worst {g(c.get('lhs'))} {c.get('relation')} {g(c.get('rhs'))} at "
-                 f"x = {g(c.get('worst_x'))}")
+        worst = (f"worst {num(c.get('lhs'), 4)} {c.get('relation')} {num(c.get('rhs'), 4)} "
+                 f"at x = {num(c.get('worst_x'), 4)}")
         note = f" — {c['note']}" if c.get("note") else ""
         out.append(f"{mark}{left}: {c.get('statement')}; {worst}{note}")
     return out
-
-
-def g(v: Any) -> str:
-    """A number for the report (4 significant digits; ``—`` when absent)."""
-    return "—" if v is None else f"{float(v):.4g}"
 
 
 def window_reason(e: Mapping[str, Any]) -> str:

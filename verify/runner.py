@@ -169,17 +169,9 @@ def _source_digest(*files: str) -> str:
         roots.append(root.parent)
         paths |= set(root.rglob("*.py")) if name != "bilevel_theory" else set(root.glob("*.py"))
     paths |= {Path(f) for f in files if f}
-    stamp = ";".join(f"{n}={_version_of(n)}" for n in VERSIONED)
+    now = versions()
+    stamp = ";".join(f"{n}={now[n]}" for n in VERSIONED)
     return code_digest(paths, roots) + hashlib.sha256(stamp.encode()).hexdigest()[:8]
-
-
-def _version_of(name: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
-
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "absent"
 
 
 def stale_claims(store: ResultsStore, hashes: Mapping[str, str], budget: str, seed: int,
