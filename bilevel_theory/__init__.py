@@ -2,7 +2,10 @@
 
 ``run(name, problem, rounds, replicates, seed, backend, **hyperparameters) -> Trace`` runs any
 algorithm of the registry ``ALGORITHMS`` (name → class), vectorized over clients and
-replicates.
+replicates; ``run_algorithm(algorithm, rounds, replicates, seed, backend)`` runs an
+:class:`Algorithm` instance (one built with your own hyperparameters or subclass, e.g. in a
+claim's ``measure``); ``as_schedule(name, value)`` turns a step hyperparameter that may be a
+number or a schedule ``k -> step`` into a schedule.
 """
 
 from __future__ import annotations
@@ -21,7 +24,13 @@ if not (_here / "problems").is_dir() and (_here.parent / "problems" / "__init__.
 from bilevel_theory.problems import FederatedQuadratic  # noqa: E402
 from bilevel_theory.problems.validation import check_choice  # noqa: E402
 
-from .algorithm import Algorithm, Context, make_context, run_algorithm  # noqa: E402
+from .algorithm import (  # noqa: E402
+    Algorithm,
+    Context,
+    as_schedule,
+    make_context,
+    run_algorithm,
+)
 from .hyperparameters import MAX_WORK, SCHEMA, Hyper  # noqa: E402
 from .registry import ALGORITHMS, register_algorithm  # noqa: E402
 from .trace import Ledger, Trace  # noqa: E402
@@ -42,4 +51,6 @@ def run(name: str, problem: FederatedQuadratic, rounds: int = 100, replicates: i
     return run_algorithm(algorithm, rounds, replicates, seed, backend, progress, max_work)
 
 
-__all__ = ["__version__", "ALGORITHMS", "Algorithm", "register_algorithm", "Hyper", "MAX_WORK", "SCHEMA", "Context", "Ledger", "Trace", "make_context", "run"]
+__all__ = ["__version__", "ALGORITHMS", "Algorithm", "register_algorithm", "Hyper", "MAX_WORK",
+           "SCHEMA", "Context", "Ledger", "Trace", "as_schedule", "make_context", "run",
+           "run_algorithm"]

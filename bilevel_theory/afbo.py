@@ -914,6 +914,13 @@ def bounds() -> list:
         "afbo.cor41_strongly_convex", THEORY_PAPER, _src("Cor 4.1 (strongly convex)"),
         1 / T, r"\mathbb{E}\|x^T - x^*\|^2", "O", {"T": "rounds"}, ("η_t = 1/√T", "N = O(log T)"),
         ("the theorem at this schedule gives T^{−1/2} (afbo.thm41a_cor41_schedule)",)))
+    _add(Bound(
+        "afbo.cor41_strongly_convex_lower", THEORY_PAPER,
+        _src("Cor 4.1 (strongly convex, lower level)"),
+        1 / T, r"\mathbb{E}\|y^*(x^T) - y^T\|^2", "O", {"T": "rounds"},
+        ("η_t = 1/√T", "K^tβ_t² ≤ 1/T", "N = O(log T)"),
+        ("Thm 4.1(a) bounds (L_f/μ_f)E‖y*(x^T) − y^T‖² ≤ E[V^T], which at this schedule is "
+         "O(T^{−1/2}) (afbo.thm41a_cor41_schedule)",)))
     _thm41b = (2 / (eta * T) * W0 + _b_afbo**2
                + 8 / (eta * T) * T * (M_f * _U2 / L_y + eta * M_f**2 * _sig2) * beta_sq
                + 1 / (eta * T) * T * (3 * eta**2 * L_f / m + M_f * _U3 * sigma_hat / L_y)

@@ -10,6 +10,7 @@ returns a :class:`~bilevel_theory.trace.Trace`.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,7 +36,18 @@ Schedule = Callable[[int], float]
 
 
 def as_schedule(name: str, value: float | Schedule) -> Schedule:
-    """A constant step size or a callable of the round index, validated to be positive."""
+    """A step hyperparameter as a schedule ``k -> step`` of the round index ``k``.
+
+    ``value`` is a callable (returned as is) or a number, which must be a positive real (else
+    a ``ValueError`` naming ``name``) and becomes the constant schedule.  An algorithm whose
+    step may be given either way reads it through this (``outer_step`` of AFBO, FedNest …):
+
+    >>> from bilevel_theory import as_schedule
+    >>> as_schedule("outer_step", 0.5)(10)
+    0.5
+    >>> as_schedule("outer_step", lambda k: 1 / (k + 1))(3)
+    0.25
+    """
     if callable(value):
         return value
     v = check_real(name, value, minimum=0.0, strict_minimum=True)
@@ -134,6 +146,8 @@ class Context:
     def _fraction(self, active: Any) -> float:
         if active is None:
             return 1.0
+        if isinstance(active, np.ndarray):  # host: the same number as the mean of 0/1 floats
+            return np.count_nonzero(active) / active.size
         return self.scalar(self.xp.mean(self.xp.astype(active, self.xp.float64)))
 
     def scalar(self, value: Any) -> float:
@@ -151,7 +165,7 @@ class Context:
         from the arrays' actual shapes and dtypes (not declared by hand)."""
         total = 0
         for a in client_arrays:
-            per_client = int(np.prod(a.shape)) // max(1, a.shape[0] * a.shape[axis])
+            per_client = math.prod(a.shape) // max(1, a.shape[0] * a.shape[axis])
             total += per_client * a.dtype.itemsize
         self.state_bytes = max(self.state_bytes, float(total))
 
@@ -202,7 +216,8 @@ class Algorithm:
         self.given = frozenset(hyperparameters)
         resolved = {**self.resolved_defaults(problem), **hyperparameters}
         self.hp = self.validate(validate_hyperparameters(self.name, resolved,
-                                                         {**SCHEMA, **self.schema}))
+                                                         {**SCHEMA, **self.schema},
+                                                         clients=problem.clients))
 
     def resolved_defaults(self, problem: FederatedQuadratic) -> dict[str, Any]:
         """Defaults; a callable default is evaluated on the problem's constants."""
@@ -281,8 +296,12 @@ def run_algorithm(algorithm: Algorithm, rounds: int, replicates: int, seed: int,
                   max_work: float | None = MAX_WORK) -> Trace:
     """Drive ``algorithm`` for ``rounds`` outer rounds on ``replicates`` independent runs.
 
-    A run whose estimated work exceeds ``max_work`` floating-point operations, or whose memory
-    exceeds what is available, is refused before it starts
+    ``algorithm``: an :class:`Algorithm` instance (its hyperparameters already validated);
+    ``seed`` and ``backend`` (``"numpy"`` or ``"cupy"``) as in :func:`bilevel_theory.run`,
+    which builds the instance from a registered name and calls this.  Returns the
+    :class:`~bilevel_theory.trace.Trace`.  A run whose estimated work exceeds ``max_work``
+    floating-point operations, or whose memory exceeds what is available, is refused before
+    it starts
     (:func:`~bilevel_theory.hyperparameters.check_budget`)."""
     rounds = check_int("rounds", rounds, minimum=0, maximum=MAX_COUNT)
     replicates = check_int("replicates", replicates, minimum=1, maximum=MAX_COUNT)

@@ -20,7 +20,7 @@ import math
 import numbers
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -45,7 +45,10 @@ class Hyper:
         kind: ``"count"`` (integer in ``[low, MAX_COUNT]``), ``"positive"`` (real in
             :data:`REAL_RANGE`), ``"nonnegative"`` (0 or in :data:`REAL_RANGE`), ``"flag"``
             (bool), ``"point"`` (a vector, checked by the algorithm's starting point),
-            ``"text"`` (a string or spec checked by the algorithm).
+            ``"text"`` (a string or spec checked by the algorithm); ``"per_client_count"``,
+            ``"per_client_positive"``, ``"per_client_nonnegative"``: the same number for every
+            client, or an array of shape ``(m,)``, one per client, each entry in the range of
+            the kind without the prefix (returned as a read-only int64/float64 array).
         meaning: one line, in the papers' notation.
         low: smallest count (``count`` only).
         schedule: may be a callable of the round index returning a ``positive`` real.
@@ -58,18 +61,38 @@ class Hyper:
     schedule: bool = False
     optional: bool = False
 
-    def range_text(self) -> str:
+    @property
+    def per_client(self) -> bool:
+        """Whether the value may be an array of one entry per client."""
+        return self.kind.startswith(PER_CLIENT)
+
+    @property
+    def base_kind(self) -> str:
+        """The kind of one entry (``"count"`` for ``"per_client_count"``)."""
+        return self.kind.removeprefix(PER_CLIENT)
+
+    def range_text(self, clients: int | None = None) -> str:
+        """The allowed values in words (``clients``: the ``m`` of a per-client array)."""
         lo, hi = REAL_RANGE
         text = {"count": f"integer in [{self.low}, {MAX_COUNT:.0e}]",
                 "positive": f"real in [{lo:g}, {hi:g}]",
                 "nonnegative": f"0 or a real in [{lo:g}, {hi:g}]",
                 "flag": "True or False", "point": "a finite vector of the variable's dimension",
-                "text": "see the algorithm's docstring"}[self.kind]
+                "text": "see the algorithm's docstring"}[self.base_kind]
+        if self.per_client:
+            m = "m" if clients is None else f"m = {clients}"
+            text += f", or an array of {m} such numbers (one per client)"
         if self.schedule:
             text += ", or a callable of the round index k returning one"
         if self.optional:
             text += ", or None (derived)"
         return text
+
+
+#: prefix of the kinds whose value may be one number per client
+PER_CLIENT = "per_client_"
+KINDS = ("count", "positive", "nonnegative", "flag", "point", "text",
+         *(PER_CLIENT + k for k in ("count", "positive", "nonnegative")))
 
 
 def _h(kind, meaning, **kw) -> Hyper:
@@ -86,7 +109,7 @@ SCHEMA: dict[str, Hyper] = {
     "period": _h("count", "p: local iterations between two communications"),
     "samples": _h("count", "S: minibatch size of each stochastic gradient"),
     "minibatch": _h("count", "minibatch size", optional=True),
-    "local_iterations": _h("count", "K_i: local iterations of a client"),
+    "local_iterations": _h("per_client_count", "K_i: local iterations of a client"),
     # step sizes and scales (schedules allowed)
     "outer_step": _h("positive", "α (or η): outer step size", schedule=True, optional=True),
     "inner_step": _h("positive", "β: inner step size", schedule=True, optional=True),
@@ -138,7 +161,53 @@ def _real(algorithm: str, name: str, value: Any, spec: Hyper, what: str = "") ->
     return v
 
 
-def _check(algorithm: str, name: str, value: Any, spec: Hyper) -> Any:
+def _per_client(algorithm: str, name: str, value: Any, spec: Hyper,
+                clients: int | None) -> Any:
+    """A per-client value: one number (checked as the base kind) or an array of shape
+    ``(clients,)`` whose every entry is in the base kind's range."""
+    base = replace(spec, kind=spec.base_kind)
+    where = f"`{name}` of `{algorithm}`"
+    article = "an" if base.kind == "count" else "a"
+    allowed = f"{article} {spec.range_text(clients)}"
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, numbers.Number | str | bytes) or value is None:
+        try:
+            return _check(algorithm, name, value, base)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"{where} must be {allowed}; got {value!r}") from None
+    if clients is None:
+        raise ValueError(f"{where}: an array value needs the number of clients m "
+                         "(validate(..., clients=m))")
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"{where} must be {allowed}; got {type(value).__name__}") from None
+    if arr.shape != (clients,):
+        raise ValueError(f"{where} must be {allowed}; got an array of shape {arr.shape}")
+    kinds = "iu" if base.kind == "count" else "iuf"
+    if arr.dtype.kind not in kinds:
+        what = "integers" if base.kind == "count" else "real numbers"
+        raise TypeError(f"{where} must be {allowed}; got an array of {arr.dtype} (not {what})")
+    if base.kind == "count":
+        bad = (arr < base.low) | (arr > MAX_COUNT)
+        out = arr.astype(np.int64)
+    else:
+        out = arr.astype(np.float64)
+        lo, hi = REAL_RANGE
+        inside = np.isfinite(out) & (out >= lo) & (out <= hi)
+        bad = ~(inside | (out == 0.0)) if base.kind == "nonnegative" else ~inside
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{where} must be {allowed}; got {arr[i].item()!r} for client {i}")
+    out.flags.writeable = False
+    return out
+
+
+def _check(algorithm: str, name: str, value: Any, spec: Hyper,
+           clients: int | None = None) -> Any:
+    if spec.per_client:
+        return _per_client(algorithm, name, value, spec, clients)
     if value is None:
         if spec.optional:
             return None
@@ -177,12 +246,14 @@ def probe(algorithm: str, name: str, schedule: Callable[[int], Any], spec: Hyper
 
 
 def validate(algorithm: str, hp: Mapping[str, Any],
-             schema: Mapping[str, Hyper] | None = None) -> dict[str, Any]:
+             schema: Mapping[str, Hyper] | None = None,
+             clients: int | None = None) -> dict[str, Any]:
     """Check every hyperparameter in ``hp`` against ``schema`` (default :data:`SCHEMA`);
-    returns the normalized dict (Python ints and floats).  Names missing from the schema are
-    left to the algorithm's own ``validate``."""
+    returns the normalized dict (Python ints and floats; per-client arrays as read-only
+    numpy arrays).  ``clients``: the instance's ``m``, the length of a per-client array.
+    Names missing from the schema are left to the algorithm's own ``validate``."""
     schema = SCHEMA if schema is None else schema
-    return {k: (_check(algorithm, k, v, schema[k]) if k in schema else v)
+    return {k: (_check(algorithm, k, v, schema[k], clients) if k in schema else v)
             for k, v in hp.items()}
 
 

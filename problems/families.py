@@ -127,6 +127,12 @@ def mean_of_rows(table, idx):
         return freq @ table
 
 
+def weighted_mean(table, weights=None) -> np.ndarray:
+    """``Σ_i w_i table[i]`` over the client axis (host); ``weights=None``: the plain mean."""
+    table = np.asarray(table)
+    return table.mean(axis=0) if weights is None else weights @ table
+
+
 def _frequencies(table, idx):
     """Sample frequencies ``(…, m)`` of the clients in ``idx (…, n)`` (host numpy, ``m ≤ n``),
     else ``None``."""
@@ -134,7 +140,7 @@ def _frequencies(table, idx):
     if not (_host(table, idx) and idx.ndim >= 1 and table.ndim == 2 and m <= n):
         return None
     lead = idx.shape[:-1]
-    rows = int(np.prod(lead))
+    rows = math.prod(lead)
     flat = idx.reshape(rows, n) + (np.arange(rows) * m)[:, None]
     counts = np.bincount(flat.reshape(-1), minlength=rows * m)
     return (counts * (1.0 / n)).reshape(*lead, m)
@@ -150,7 +156,9 @@ def _broadcast(out, idx):
 
 
 class Family:
-    """Common interface; subclasses are frozen dataclasses of arrays."""
+    """Common interface; subclasses are frozen dataclasses of arrays.  ``mean(weights=None)``
+    is ``Σ_i w_i M_i`` as a dense host matrix (``weights`` of shape ``(m,)`` summing to 1;
+    ``None``: the plain mean over the clients)."""
 
     clients: int
 
@@ -229,8 +237,8 @@ class Shared(Family):
         with single_thread_blas:
             return u[..., 0, :] @ self.M
 
-    def mean(self) -> np.ndarray:
-        return np.asarray(self.M)
+    def mean(self, weights=None) -> np.ndarray:
+        return np.asarray(self.M)  # weights sum to 1
 
     def dense_range(self, start, stop):
         return np.broadcast_to(np.asarray(self.M), (stop - start, *np.shape(self.M)))
@@ -272,8 +280,9 @@ class Dense(Family):
             return _blocked(idx, u, M.shape[2], kernel, (M.shape[1:],), M.shape[0])
         return (u[..., None, :] @ M.take(idx, axis=0))[..., 0, :]
 
-    def mean(self) -> np.ndarray:
-        return np.asarray(self.M).mean(axis=0)
+    def mean(self, weights=None) -> np.ndarray:
+        M = np.asarray(self.M)
+        return M.mean(axis=0) if weights is None else np.tensordot(weights, M, axes=1)
 
     def dense_range(self, start, stop):
         return np.asarray(self.M[start:stop])
@@ -332,9 +341,9 @@ class EigenScaled(Family):
 
     mean_rmv = mean_mv
 
-    def mean(self) -> np.ndarray:
+    def mean(self, weights=None) -> np.ndarray:
         U = np.asarray(self.U)
-        return (U * np.asarray(self.a).mean(axis=0)) @ U.T
+        return (U * weighted_mean(self.a, weights)) @ U.T
 
     def dense_range(self, start, stop):
         U = np.asarray(self.U)
@@ -381,9 +390,11 @@ class RankOne(Family):
             return super().mean_rmv(idx, u)
         return _rank_one_mean(self.M0, self.w, self.u, idx, u)
 
-    def mean(self) -> np.ndarray:
+    def mean(self, weights=None) -> np.ndarray:
         u, w = np.asarray(self.u), np.asarray(self.w)
-        return np.asarray(self.M0) + u.T @ w / u.shape[0]
+        if weights is None:
+            return np.asarray(self.M0) + u.T @ w / u.shape[0]
+        return np.asarray(self.M0) + (u.T * weights) @ w
 
     def dense_range(self, start, stop):
         u, w = np.asarray(self.u[start:stop]), np.asarray(self.w[start:stop])
@@ -460,8 +471,8 @@ class Scaled(Family):
     def mean_rmv(self, idx, u):
         return self.s * self.base.mean_rmv(idx, u)
 
-    def mean(self) -> np.ndarray:
-        return self.s * self.base.mean()
+    def mean(self, weights=None) -> np.ndarray:
+        return self.s * self.base.mean(weights)
 
     def dense_range(self, start, stop):
         return self.s * self.base.dense_range(start, stop)
@@ -496,8 +507,8 @@ class Transposed(Family):
     def mean_rmv(self, idx, u):
         return self.base.mean_mv(idx, u)
 
-    def mean(self) -> np.ndarray:
-        return self.base.mean().T
+    def mean(self, weights=None) -> np.ndarray:
+        return self.base.mean(weights).T
 
     def dense_range(self, start, stop):
         return np.swapaxes(self.base.dense_range(start, stop), -1, -2)

@@ -31,6 +31,20 @@ class QuadraticMinimax(FederatedQuadratic):
                    p=p, q=c, Gxx=-P, e=-p, grad_noise=noise, hessian_noise=hessian_noise,
                    spec=spec, radius=radius)
 
+    def saddle(self) -> tuple[np.ndarray, np.ndarray]:
+        """The saddle point ``(x*, y*)`` of ``min_x max_y f`` (weighted ``f`` when
+        :meth:`reweighted`), host numpy: ``x*`` minimizes ``Φ(x) = max_y f(x, y)`` and
+        ``y* = y*(x*)``, so ``∇ₓf(x*, y*) = ∇_y f(x*, y*) = 0``.  It is the point FedNest's
+        minimax iterates converge to (Tarzanagh, Li, Thrampoulidis & Oymak, ICML 2022,
+        Cor 3.2: ``‖∇Φ(x_k)‖ → 0``, and ``Φ`` is strongly convex here).  A ``ValueError`` when
+        ``Φ`` is not strongly convex (``λ_min(∇²Φ) ≤ 0``, e.g. ``reg = 0`` with a rank-deficient
+        ``B̄``): the saddle is then not unique."""
+        x = self.x_star
+        if x is None:
+            raise ValueError(f"{self!r} has no unique saddle point: Φ(x) = max_y f(x, y) is not "
+                             "strongly convex (λ_min(∇²Φ) ≤ 0); use `reg` > 0")
+        return x, np.asarray(self.host.y_star(x))
+
     @classmethod
     def random(cls, clients: int = 10, dim_x: int = 5, dim_y: int = 5, kappa: float = 10.0,
                heterogeneity: float = 0.5, noise: float = 0.0, seed: int = 0, *,

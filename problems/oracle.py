@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -202,7 +203,7 @@ class Oracle:
             z -= 0.5
             z *= (2.0 * _SQRT3) * scale
         elif self.backend.name == "numpy":  # rademacher: 8 signs per random byte
-            count = int(np.prod(shape))
+            count = math.prod(shape)
             bits = rademacher_signs(self.rng.bytes((count + 7) // 8), count).reshape(shape)
             z = np.subtract(0.5, bits, dtype=np.float64)
             z *= 2.0 * scale

@@ -6,7 +6,8 @@ Client ``i`` holds
   ``γ_i`` collects terms in ``x`` alone (they change neither ``y*`` nor any algorithm);
 * upper level ``f_i(x, y) = ½ xᵀP x + xᵀR_i y + ½ yᵀS_i y + p_iᵀx + q_iᵀy``.
 
-With the means ``A, B, c, R, S, p, q`` over clients, ``y*(x) = A⁻¹(Bx + c) = Jx + y₀`` is affine,
+With the means ``A, B, c, R, S, p, q`` over clients (weighted means ``Σ_i w_i ·`` on a
+:meth:`~FederatedQuadratic.reweighted` instance), ``y*(x) = A⁻¹(Bx + c) = Jx + y₀`` is affine,
 ``Φ(x) = f(x, y*(x))`` is quadratic with Hessian ``H_Φ = P + RJ + JᵀRᵀ + JᵀSJ`` and
 ``∇Φ(x) = ∇ₓf + Bᵀ A⁻¹ ∇_y f`` at ``y*(x)`` (``∇²_{xy} g = −Bᵀ``).  Every closed form below is
 exact in float64; the batched per-client derivatives (``exact_*``) feed the stochastic oracle.
@@ -23,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from .backend import Backend, get_backend, mean_over_clients
-from .families import CHUNK, Dense, EigenScaled, Family, Shared, mean_of_rows
-from .validation import check_batch, check_client, check_vector
+from .families import CHUNK, Dense, EigenScaled, Family, Shared, mean_of_rows, weighted_mean
+from .validation import check_batch, check_client, check_vector, check_weights
 
 KINDS = ("bilevel", "minimax", "compositional")
 
@@ -73,7 +74,9 @@ class FederatedQuadratic:
 
     Build instances with the factories ``QuadraticBilevel.random``,
     ``QuadraticMinimax.random`` / ``.fednest_instance`` and ``QuadraticCompositional.random``.
-    ``to(backend)`` gives the same instance with its arrays on that backend (cached).
+    ``to(backend)`` gives the same instance with its arrays on that backend (cached);
+    ``reweighted(weights)`` the same clients with the global objectives ``Σ_i w_i f_i``,
+    ``Σ_i w_i g_i`` (``weights`` holds those ``w``; ``None``: the plain means).
     """
 
     kind: str
@@ -92,6 +95,7 @@ class FederatedQuadratic:
     spec: dict = field(default_factory=dict)
     radius: float = 10.0
     backend: Backend = field(default_factory=get_backend)
+    weights: Any = None  # (m,) host weights of the global objectives, or None: the means
 
     # ---------------------------------------------------------------- shape & backend
     @property
@@ -137,7 +141,8 @@ class FederatedQuadratic:
     @property
     def nbytes(self) -> int:
         """Bytes of per-client data (the part that scales with the number of clients)."""
-        arrays = {id(a): a for a in (self.c, self.p, self.q, self.e) if a is not None}
+        arrays = {id(a): a for a in (self.c, self.p, self.q, self.e, self.weights)
+                  if a is not None}
         per_client = sum(a.nbytes for a in arrays.values())  # an array shared twice counts once
         return int(per_client + sum(f.nbytes for f in (self.A, self.B, self.R, self.S)))
 
@@ -150,19 +155,37 @@ class FederatedQuadratic:
         args = ", ".join(f"{k}={v!r}" for k, v in self.spec.items())
         return f"{type(self).__name__}({args})"
 
+    def reweighted(self, weights: Any) -> FederatedQuadratic:
+        """The same clients with the global objectives ``Σ_i w_i f_i`` and ``Σ_i w_i g_i``.
+
+        ``weights``: shape ``(m,)``, entries ``≥ 0`` summing to 1 (they replace any earlier
+        weights).  Every closed form (``y*``, ``Φ``, ``∇Φ``, ``x*``, ``f``, ``g``, ``grad_g``,
+        :attr:`closed_form`) and the constants of the global problem (``mu_g_global``,
+        ``L_yy_global``, ``L_phi``, ``mu_phi``, ``sigma_g2``) are those of the weighted
+        objectives; per-client quantities (the oracle, ``f_i``, ``g_i``, ``mu_g``, ``L_yy``…)
+        are unchanged, and so is an algorithm's uniform aggregation.  The weights are part of
+        the ``spec`` (as a digest), hence of the config hash.
+        """
+        h = self.host
+        w = check_weights("weights", weights, h.clients)
+        digest = hashlib.sha256(w.tobytes()).hexdigest()[:12]
+        out = replace(h, weights=w, spec={**h.spec, "weights": f"sha256:{digest}"})
+        return out.to(self.backend)
+
     # ---------------------------------------------------------------- closed forms (host)
     @functools.cached_property
     def closed_form(self) -> ClosedForm:
         """The global quadratics in closed form (:class:`ClosedForm`), on this backend."""
         h = self.host
-        A, B, c = h.A.mean(), h.B.mean(), np.asarray(h.c).mean(axis=0)
-        R, S = h.R.mean(), h.S.mean()
+        w = h.weights
+        A, B, c = h.A.mean(w), h.B.mean(w), weighted_mean(h.c, w)
+        R, S = h.R.mean(w), h.S.mean(w)
         P = np.asarray(h.P)
         J = np.linalg.solve(A, B)
         y0 = np.linalg.solve(A, c)
         H = P + R @ J + J.T @ R.T + J.T @ S @ J
         H = 0.5 * (H + H.T)
-        p, q = np.asarray(h.p).mean(axis=0), np.asarray(h.q).mean(axis=0)
+        p, q = weighted_mean(h.p, w), weighted_mean(h.q, w)
         g0 = R @ y0 + p + J.T @ (S @ y0 + q)
         out = dict(A=A, B=B, c=c, R=R, S=S, P=P, p=p, q=q, J=J, y0=y0, H=H, g0=g0)
         if self.backend.name != "numpy":
@@ -221,26 +244,36 @@ class FederatedQuadratic:
         return self._quad_f(x, y, C.P, C.R, C.S, C.p, C.q)
 
     def g(self, x: Any, y: Any) -> Any:
-        """Global lower-level value ``g(x, y) = mean_i g_i(x, y)`` (chunked over clients)."""
+        """Global lower-level value ``g(x, y) = mean_i g_i(x, y)`` (``Σ_i w_i g_i`` when
+        reweighted; chunked over clients)."""
         h = self.host
         x, y, batch = self._host_xy(x, y)
         total = np.zeros(batch)
         for s in range(0, h.clients, CHUNK):
-            total += h._g_values(np.arange(s, min(s + CHUNK, h.clients)), x, y).sum(-1)
-        return self._from_host(total / h.clients, batch)
+            idx = np.arange(s, min(s + CHUNK, h.clients))
+            values = h._g_values(idx, x, y)
+            total += values.sum(-1) if h.weights is None else values @ h.weights[idx]
+        return self._from_host(total / h.clients if h.weights is None else total, batch)
 
     def grad_g(self, x: Any, y: Any) -> tuple[Any, Any]:
-        """``(∇ₓg(x, y), ∇_y g(x, y))`` as the mean of the exact client gradients (chunked over
-        clients, no closed form involved: an independent check of ``y*``)."""
+        """``(∇ₓg(x, y), ∇_y g(x, y))`` as the mean (weighted when reweighted) of the exact
+        client gradients (chunked over clients, no closed form involved: an independent check
+        of ``y*``)."""
         h = self.host
         x, y, batch = self._host_xy(x, y)
         xb, yb = x[..., None, :], y[..., None, :]
         gx, gy = np.zeros((*batch, self.dim_x)), np.zeros((*batch, self.dim_y))
         for s in range(0, h.clients, CHUNK):
             idx = np.arange(s, min(s + CHUNK, h.clients))
-            gx += h.exact_grad_x_g(idx, xb, yb).sum(-2)
-            gy += h.exact_grad_y_g(idx, xb, yb).sum(-2)
-        gx, gy = gx / h.clients, gy / h.clients
+            if h.weights is None:
+                gx += h.exact_grad_x_g(idx, xb, yb).sum(-2)
+                gy += h.exact_grad_y_g(idx, xb, yb).sum(-2)
+            else:
+                w = h.weights[idx]
+                gx += (h.exact_grad_x_g(idx, xb, yb) * w[:, None]).sum(-2)
+                gy += (h.exact_grad_y_g(idx, xb, yb) * w[:, None]).sum(-2)
+        if h.weights is None:
+            gx, gy = gx / h.clients, gy / h.clients
         if self.backend.name != "numpy":
             gx, gy = self.backend.asarray(gx), self.backend.asarray(gy)
         return gx, gy
@@ -395,7 +428,8 @@ class FederatedQuadratic:
         return float(np.linalg.norm(np.asarray(self.host.Gxx), 2))
 
     def heterogeneity(self, points: int = 16) -> float:
-        """Measured ``σ_g² = max_{‖z‖ ≤ √2·radius} mean_i ‖∇g_i(z) − ∇g(z)‖²`` (FedMBO
+        """Measured ``σ_g² = max_{‖z‖ ≤ √2·radius} mean_i ‖∇g_i(z) − ∇g(z)‖²`` (``Σ_i w_i``
+        in place of ``mean_i`` when reweighted; FedMBO
         Assumption 5; AFBO 4.5; Gao A4 for ``∇g``), with ``z = (x, y)`` and the full gradient in
         ``(x, y)``, as the assumptions state.  The ball contains ``‖x‖, ‖y‖ ≤ radius`` (the
         domain of ``ℓ_{f,0}``); a bounded domain is needed because ``∇g_i − ∇g`` grows linearly
@@ -412,7 +446,7 @@ class FederatedQuadratic:
         return ball_max(Q[:d, :d], Q[:d, d], float(Q[d, d]), np.sqrt(2.0) * self.radius)
 
     def _gradient_spread(self) -> np.ndarray:
-        """``Q = mean_i M̃_iᵀM̃_i`` with ``M_i = [H_i | o_i]`` the affine map ``z ↦ ∇g_i(z)`` and
+        """``Q = mean_i M̃_iᵀM̃_i`` (weighted when reweighted) with ``M_i = [H_i | o_i]`` the affine map ``z ↦ ∇g_i(z)`` and
         ``M̃_i = M_i − mean_j M_j``, from exact gradients at ``z = 0`` and ``z = e_k``."""
         h = self.host
         d = self.dim_x + self.dim_y
@@ -429,13 +463,15 @@ class FederatedQuadratic:
             if ref is None:
                 ref = M[:, :1].copy()
             M -= ref
-            s1 += M.sum(1)
+            Mw = M if h.weights is None else M * h.weights[idx[0]][None, :, None]
+            s1 += Mw.sum(1)
             flat = M.reshape(d + 1, -1)
             # einsum, not BLAS: a threaded gemm with tiny output and long inner axis stalls
             # (10-50x) when the cores are busy, and einsum's sum order is fixed
-            s2 += np.einsum("ik,jk->ij", flat, flat)
-        mean = s1 / h.clients
-        Q = s2 / h.clients - mean @ mean.T
+            s2 += np.einsum("ik,jk->ij", Mw.reshape(d + 1, -1), flat)
+        if h.weights is None:
+            s1, s2 = s1 / h.clients, s2 / h.clients
+        Q = s2 - s1 @ s1.T
         return 0.5 * (Q + Q.T)
 
 

@@ -130,6 +130,31 @@ def check_client(name: str, value: Any, clients: int) -> int:
     return check_int(name, value, minimum=0, maximum=clients - 1)
 
 
+#: how far from 1 the sum of client weights may be (rounding of m weights, not a choice)
+WEIGHTS_SUM_TOLERANCE = 1e-9
+
+
+def check_weights(name: str, value: Any, clients: int) -> np.ndarray:
+    """Client weights: a finite float array of shape ``(clients,)``, entries ``≥ 0`` summing
+    to 1 (within :data:`WEIGHTS_SUM_TOLERANCE`); returned as a read-only host copy."""
+    allowed = (f"an array of shape (m,) = ({clients},) of non-negative reals summing to 1 "
+               "(one weight per client)")
+    arr = as_real_array(name, value, np)
+    if arr.shape != (clients,):
+        raise ValueError(f"`{name}` must be {allowed}, got shape {tuple(arr.shape)}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"`{name}` must be {allowed}, got a non-finite entry")
+    if arr.min() < 0:
+        raise ValueError(f"`{name}` must be {allowed}, got a negative entry "
+                         f"{float(arr.min()):g} at client {int(arr.argmin())}")
+    total = float(arr.sum())
+    if abs(total - 1.0) > WEIGHTS_SUM_TOLERANCE:
+        raise ValueError(f"`{name}` must be {allowed}, got a sum of {total!r}")
+    out = np.array(arr, dtype=np.float64)
+    out.flags.writeable = False
+    return out
+
+
 def unknown_names(kind: str, given: Iterable[str], accepted: Iterable[str]) -> None:
     """Reject names that are not accepted, listing the accepted ones and close matches."""
     accepted = tuple(accepted)

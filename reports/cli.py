@@ -61,12 +61,14 @@ def _register() -> None:
     from bilevel_theory.problems.cli import problem  # noqa: PLC0415
     from bilevel_theory.verify.cli import make_commands  # noqa: PLC0415
     from bilevel_theory.verify.coverage.cli import coverage  # noqa: PLC0415
+    from bilevel_theory.verify.scaffold import new_plugin  # noqa: PLC0415
 
     from .commands import COMMANDS, render_hook  # noqa: PLC0415
 
     main.add_command(problem)
     main.add_command(algorithms)
     main.add_command(coverage)
+    main.add_command(new_plugin)
     for command in make_commands(after_verify=render_hook) + list(COMMANDS):
         main.add_command(command)
 

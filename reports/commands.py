@@ -12,7 +12,8 @@ import click
 def render_hook(results_dir: Path, report_dir: Path, *, quiet: bool = False,
                 **kwargs: Any) -> Path:
     """Render the report of ``results_dir`` into ``report_dir`` (for ``verify --report``);
-    ``kwargs`` go to :func:`reports.render` (``formats``, ``dpi``, ``progress``, ``jobs``).
+    ``kwargs`` go to :func:`reports.render` (``formats``, ``dpi``, ``progress``, ``jobs``,
+    ``style``).
     Without ``progress``, a :class:`Progress` on stderr unless ``quiet``."""
     from .render import render  # noqa: PLC0415
 
@@ -69,10 +70,13 @@ class Progress:
               help="Resolution of the PNG figures (default 150).")
 @click.option("--jobs", type=click.IntRange(0, 64), default=0, show_default=True,
               help="Processes drawing the figures (0: one per CPU, at most 8).")
+@click.option("--style", "style", default="default", show_default=True, metavar="NAME",
+              help="Figure style: default, or paper (3.3 in single column, no titles, no "
+                   "verdict colours, fonts of 7 pt and more, editable SVG text).")
 @click.option("--quiet", is_flag=True, help="No progress (a bar on a terminal, else one line "
                                             "per figure on stderr).")
 def report(results_dir: Path, out: Path | None, formats: str, dpi: float | None, jobs: int,
-           quiet: bool) -> None:
+           style: str, quiet: bool) -> None:
     """Render the rate-check report (Markdown, HTML, figures, JSON) of RESULTS_DIR.
 
     Reads the stored results only; nothing is rerun. A partial store (interrupted run)
@@ -82,7 +86,7 @@ def report(results_dir: Path, out: Path | None, formats: str, dpi: float | None,
     progress = Progress(enabled=not quiet)
     try:
         index = render_hook(results_dir, out, formats=formats, dpi=dpi, progress=progress,
-                            jobs=jobs)
+                            jobs=jobs, style=style)
     except (ValueError, OSError) as err:
         progress.close()
         click.echo(f"error: {err}", err=True)

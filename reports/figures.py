@@ -25,6 +25,7 @@ import contextlib
 import functools
 import io
 import math
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -63,10 +64,42 @@ STYLE: dict[str, Any] = {
     "savefig.facecolor": "white",
     "pdf.fonttype": 42,  # TrueType in the PDF: text stays text (editable, searchable)
     "ps.fonttype": 42,
-    "svg.fonttype": "path",  # glyphs as paths: the SVG looks the same without the fonts
+    "svg.fonttype": "none",  # text stays text in the SVG (editable in a vector editor)
     "svg.hashsalt": "bilevel-theory",  # deterministic ids in the SVG
     "pdf.compression": 6,
 }
+
+PAPER_FONT = 7.5
+PAPER_WIDTH = 3.3
+#: A paper's single column: 3.3 in wide, fonts of 7 pt and more at that width, no titles and
+#: no verdict colours in the figures (the text says the verdict), editable SVG text.
+PAPER_STYLE: dict[str, Any] = {
+    **STYLE,
+    "font.size": PAPER_FONT,
+    "axes.titlesize": PAPER_FONT + 0.5,
+    "axes.labelsize": PAPER_FONT + 0.5,
+    "xtick.labelsize": PAPER_FONT - 0.5,
+    "ytick.labelsize": PAPER_FONT - 0.5,
+    "legend.fontsize": PAPER_FONT - 0.5,
+    "lines.linewidth": 1.2,
+    "lines.markersize": 4.0,
+    "axes.linewidth": 0.6,
+}
+
+#: The figure styles by name: rc parameters, a claim figure's size, titles, verdict colours.
+STYLES: dict[str, dict[str, Any]] = {
+    "default": {"rc": STYLE, "size": SIZE, "overview_width": 8.0, "row": 0.3,
+                "titles": True, "colours": True},
+    "paper": {"rc": PAPER_STYLE, "size": (PAPER_WIDTH, 3.9), "overview_width": PAPER_WIDTH,
+              "row": 0.17, "titles": False, "colours": False},
+}
+
+
+def check_style(name: Any) -> str:
+    """``name`` as a figure style of :data:`STYLES` (``ValueError`` naming ``style``)."""
+    if not isinstance(name, str) or name not in STYLES:
+        raise ValueError(f"`style` must be one of {', '.join(STYLES)}, got {name!r}")
+    return name
 
 
 def _rc() -> dict[str, Any]:
@@ -74,12 +107,13 @@ def _rc() -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def style(**overrides: Any) -> Iterator[None]:
-    """The report's figure style as an rc context (``with style(): ...``); ``overrides``
-    are extra rc parameters. Leaves matplotlib's global rc parameters as they were."""
+def style(name: str = "default", **overrides: Any) -> Iterator[None]:
+    """A report figure style as an rc context (``with style(): ...``, ``with style("paper")``);
+    ``name``: one of :data:`STYLES`; ``overrides`` are extra rc parameters. Leaves
+    matplotlib's global rc parameters as they were."""
     from matplotlib import rc_context  # noqa: PLC0415
 
-    with rc_context({**STYLE, **overrides}):
+    with rc_context({**STYLES[check_style(name)]["rc"], **overrides}):
         yield
 
 
@@ -219,15 +253,20 @@ _MATHTEXT_SUBS = (
 )
 
 
+#: an upright argument (``\text{rounds to reach}``): its words are not wrapped again
+_UPRIGHT = re.compile(r"(\\(?:text|mathrm|textrm|mathsf|mathtt|operatorname|mbox)\s*\{[^{}]*\})")
+_WORDS = re.compile(r"(?<![\\A-Za-z{])([A-Za-z]{4,}(?:[ ]+[A-Za-z]+)*)(?![A-Za-z}])")
+
+
 def mathtext_source(latex: str) -> str:
     """``latex`` rewritten for mathtext (``\\le`` → ``\\leq``, ``\\bigl`` dropped …)."""
-    import re  # noqa: PLC0415
-
     for pattern, repl in _MATHTEXT_SUBS:
         latex = re.sub(pattern, repl, latex)
-    # plain words (4+ letters, not a command or an argument) upright with their spaces
-    return re.sub(r"(?<![\\A-Za-z{])([A-Za-z]{4,}(?:[ ]+[A-Za-z]+)*)(?![A-Za-z}])",
-                  r"\\text{\1}", latex)
+    # plain words (4+ letters, not a command or an argument) upright with their spaces; the
+    # arguments of \text, \mathrm … are upright already and kept as they are
+    parts = _UPRIGHT.split(latex)
+    parts[::2] = [_WORDS.sub(r"\\text{\1}", p) for p in parts[::2]]
+    return "".join(parts)
 
 
 #: equations typeset elsewhere (report worker processes): ``(latex, fontsize) -> PNG``
@@ -575,7 +614,8 @@ def _legend(ax, where: str | None) -> None:
     if not handles or where is None:
         return
     if where == "figure":
-        ncol = 1 if max(len(s) for s in labels) > 44 else 2
+        narrow = ax.figure.get_figwidth() < 4  # a paper's column: one entry a line
+        ncol = 1 if narrow or max(len(s) for s in labels) > 44 else 2
         ax.figure.legend(handles, labels, loc="outside lower center", ncol=ncol,
                          handlelength=2.2, columnspacing=1.5)
     else:
@@ -600,9 +640,38 @@ def decade_label(v: float, _pos: Any = None) -> str:
     return _fmt(v, 3)
 
 
+def visible_tick_labels(axis) -> list[str]:
+    """The non-empty tick labels (major and minor) that ``axis`` shows inside its view."""
+    lo, hi = sorted(axis.get_view_interval())
+    out = []
+    for locs, fmt in ((axis.get_majorticklocs(), axis.get_major_formatter()),
+                      (axis.get_minorticklocs(), axis.get_minor_formatter())):
+        locs = np.asarray(locs, float)
+        inside = locs[(locs >= lo - 1e-9 * abs(lo)) & (locs <= hi + 1e-9 * abs(hi))]
+        out += [t for t in fmt.format_ticks(list(inside)) if t.strip()]
+    return out
+
+
+def two_log_labels(axis) -> None:
+    """A log ``axis`` with at least two labelled ticks in view: where a single decade (or
+    none) is labelled, ticks at 1, 2, 5 (then 1 … 9, then evenly spaced) times the decades."""
+    from matplotlib import ticker  # noqa: PLC0415
+
+    if axis.get_scale() != "log" or len(visible_tick_labels(axis)) >= 2:
+        return
+    axis.set_minor_formatter(ticker.NullFormatter())
+    axis.set_major_formatter(ticker.FuncFormatter(decade_label))
+    for locator in (ticker.LogLocator(subs=(1.0, 2.0, 5.0), numticks=12),
+                    ticker.LogLocator(subs=tuple(range(1, 10)), numticks=12),
+                    ticker.MaxNLocator(nbins=4)):
+        axis.set_major_locator(locator)
+        if len(visible_tick_labels(axis)) >= 2:
+            return
+
+
 def _ticks(ax, x: np.ndarray, scale: str) -> None:
     """Plain-number ticks: the sweep values on a log x axis, no 10^k clutter on short log axes;
-    decades as ``10⁻⁴`` text elsewhere."""
+    decades as ``10⁻⁴`` text elsewhere; at least two labels on every log axis."""
     from matplotlib import ticker  # noqa: PLC0415
 
     plain = ticker.FuncFormatter(lambda v, _pos: _fmt(v, 4))
@@ -633,25 +702,31 @@ def _ticks(ax, x: np.ndarray, scale: str) -> None:
         else:
             ax.yaxis.set_major_formatter(decades)
             ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+    two_log_labels(ax.xaxis)
+    two_log_labels(ax.yaxis)
 
 
 def draw_claim(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]] = (), *,
-               legend: str | None = "axes", title: bool = True) -> None:
+               legend: str | None = "axes", title: bool = True,
+               mutants: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> None:
     """Draw one claim (scatter, band, fit, full-grid fit, predicted law) into ``ax``.
 
     ``entry``: a summary entry; ``rows``: its store rows (the replicate scatter; without them
     only the replicate means and their band are drawn). ``legend``: ``"axes"``, ``"figure"``
-    (below the axes) or ``None``.
+    (below the axes) or ``None``. ``mutants``: ``{mutant name: its store rows}`` (rows of
+    ``CLAIM@MUTANT``), drawn beside the claim's series with their verdicts from the entry's
+    ``power``: the flip the mutant must cause, made visible.
     """
+    mutants = {str(k): list(v) for k, v in (mutants or {}).items() if v}
     kind = entry.get("kind")
     status = entry.get("status") or "complete"
     if status == "missing" and not rows:
         _placeholder(ax, "no data: this claim has no rows in the store\n"
                      "(the run was interrupted before it)")
     elif kind == "exact":
-        _exact(ax, entry, rows, legend)
+        _exact(ax, entry, rows, legend, mutants)
     else:
-        _rate(ax, entry, rows, legend)
+        _rate(ax, entry, rows, legend, mutants)
     if title:
         _title(ax, entry)
 
@@ -673,15 +748,18 @@ def _as_entry(result: Any) -> tuple[dict[str, Any], Sequence[Mapping[str, Any]]]
 
 
 def plot_claim(result: Any, ax=None, rows: Sequence[Mapping[str, Any]] | None = None, *,
-               legend: bool | str = True, title: bool = True):
+               legend: bool | str = True, title: bool = True,
+               mutants: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+               style_name: str = "default"):
     """Draw one claim into a matplotlib ``Axes`` (yours, or ``pyplot``'s current axes when
     ``ax`` is ``None``) in the report's style; returns the ``Axes``.
 
     ``result``: a :class:`verify.Result` (from ``verify.run`` / ``verify.evaluate``) or a
     summary entry dict (``summary.json``, ``report.json``); ``rows``: the claim's store rows
     (``verify.ResultsStore(dir).rows(claim_id)``) for the replicate scatter, optional.
-    ``legend``: ``True`` (inside the axes), ``"figure"`` (below, on the figure) or ``False``.
-    Example::
+    ``legend``: ``True`` (inside the axes), ``"figure"`` (below, on the figure) or ``False``;
+    ``mutants``: ``{mutant name: store rows of CLAIM@MUTANT}``, drawn beside the claim's series;
+    ``style_name``: one of :data:`STYLES`. Example::
 
         fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
         plot_claim(result_a, ax=a)
@@ -695,23 +773,89 @@ def plot_claim(result: Any, ax=None, rows: Sequence[Mapping[str, Any]] | None = 
 
         ax = plt.gca()
     where = "axes" if legend is True else ("figure" if legend == "figure" else None)
-    with style():
-        draw_claim(ax, entry, list(rows or ()), legend=where, title=title)
+    with style(style_name):
+        draw_claim(ax, entry, list(rows or ()), legend=where, title=title, mutants=mutants)
     return ax
 
 
 def claim_figure(entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], path: Path,
-                 formats: Sequence[str] = ("png",), dpi: float = DPI) -> Path:
-    """The figure of one claim written to ``path`` (PNG) and beside it in ``formats``."""
-    with style():
-        fig = _new_figure(*SIZE, dpi=dpi)
-        ax = fig.subplots()
-        draw_claim(ax, entry, rows, legend="figure", title=True)
+                 formats: Sequence[str] = ("png",), dpi: float = DPI, *,
+                 mutants: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+                 style_name: str = "default") -> Path:
+    """The figure of one claim written to ``path`` (PNG) and beside it in ``formats``
+    (``mutants`` and ``style_name`` as for :func:`plot_claim`)."""
+    fig = claim_fig(entry, rows, mutants=mutants, style_name=style_name, dpi=dpi)
+    with style(style_name):
         return save(fig, path, formats, dpi)
 
 
+def claim_fig(entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], *,
+              mutants: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+              style_name: str = "default", dpi: float = DPI):
+    """The :class:`~matplotlib.figure.Figure` of one claim (legend below the axes; a title
+    with the verdict in the default style, none in the ``paper`` style)."""
+    look = STYLES[check_style(style_name)]
+    with style(style_name):
+        fig = _new_figure(*look["size"], dpi=dpi)
+        ax = fig.subplots()
+        draw_claim(ax, entry, rows, legend="figure", title=look["titles"], mutants=mutants)
+    return fig
+
+
+#: colour-blind-safe colours (Okabe & Ito) and markers of the mutants' series
+MUTANT_LOOKS = (("#009E73", "s"), ("#CC79A7", "^"), ("#56B4E9", "D"), ("#D55E00", "v"))
+
+
+def _mutant_label(name: str, power: Mapping[str, Any], kind: Any, slope_name: str) -> str:
+    """``mutant NAME: VERDICT, slope X`` (the number is the mutant's measured value)."""
+    verdict = power.get("verdict") or "not judged"
+    what = {"bounded_by": "max mean/bound", "exact": "count"}.get(kind, slope_name)
+    measured = as_float(power.get("measured"))
+    return f"mutant {name}: {verdict}" + (f", {what} {_fmt(measured)}"
+                                          if math.isfinite(measured) else "")
+
+
+def _draw_mutants(ax, entry: Mapping[str, Any], mutants: Mapping[str, Sequence[Any]],
+                  scale: str, slope_name: str = "slope") -> None:
+    """Each mutant's replicates, replicate means and fitted line beside the claim's series.
+
+    The line has the mutant's measured slope (its ``power`` item) and passes through the
+    centroid of its transformed means in the window, as the least-squares fit does
+    (:class:`verify.fit.Fit`); a ``bounded_by`` or ``exact`` mutant's means are joined."""
+    power = {str(p.get("mutant")): p for p in entry.get("power") or ()
+             if isinstance(p, Mapping)}
+    kind = entry.get("kind")
+    for i, (name, rows) in enumerate(mutants.items()):
+        color, marker = MUTANT_LOOKS[i % len(MUTANT_LOOKS)]
+        x, y = series(rows, "value")
+        ok = _plottable(x, y, scale)
+        if not ok.any():
+            continue
+        x, y = x[ok], y[ok]
+        ux = np.unique(x)
+        means = np.array([y[x == u].mean() for u in ux])
+        item = power.get(name, {})
+        label: str | None = _mutant_label(name, item, kind, slope_name)
+        ax.scatter(x, y, s=10, marker=marker, color=color, alpha=0.25, linewidths=0, zorder=2)
+        slope = as_float(item.get("measured"))
+        keep = _in_window(ux, entry.get("window"))
+        if keep.sum() < 2:
+            keep = np.ones_like(ux, dtype=bool)
+        if kind in ("bounded_by", "exact") or not math.isfinite(slope) or keep.sum() < 2:
+            ax.plot(ux, means, "-.", marker=marker, color=color, markeredgecolor="black",
+                    markeredgewidth=0.6, markersize=5, linewidth=1.4, zorder=4, label=label)
+            continue
+        tx, ty = _tx(ux[keep], scale), _ty(means[keep], scale)
+        t_grid = np.linspace(float(tx.min()), float(tx.max()), 50)
+        xs = np.exp(t_grid) if scale == "loglog" else t_grid
+        ys = _inv_ty(float(np.mean(ty)) + slope * (t_grid - float(np.mean(tx))), scale)
+        ax.plot(xs, ys, "-.", color=color, linewidth=1.8, zorder=3, label=label)
+        ax.plot(ux, means, marker, color=color, markeredgecolor="black", markeredgewidth=0.6,
+                markersize=5, zorder=4)
+
+
 def _rate(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
-          legend: str | None) -> None:
+          legend: str | None, mutants: Mapping[str, Sequence[Any]]) -> None:
     scale = entry.get("scale") or "loglog"
     kind = entry.get("kind")
     window = entry.get("window")
@@ -728,6 +872,7 @@ def _rate(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
                                     SERIES_B, name_b, slope_name)
         dropped += dropped_b
     _full_grid_line(ax, entry, scale, slope_name)
+    _draw_mutants(ax, entry, mutants, scale, slope_name)
     if kind == "bounded_by":
         xb, yb = series(rows, "bound")
         ok = _plottable(xb, yb, scale)
@@ -764,7 +909,7 @@ def _rate(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
 
 
 def _exact(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
-           legend: str | None) -> None:
+           legend: str | None, mutants: Mapping[str, Sequence[Any]]) -> None:
     x, y = series(rows, "value")
     xp, yp = series(rows, "predicted")
     details = entry.get("details") or {}
@@ -795,6 +940,7 @@ def _exact(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
         elif math.isfinite(predicted):
             ax.axhline(predicted, color=PREDICTED, linestyle="--", linewidth=1.6,
                        label=f"predicted count {_fmt(predicted, 6)}")
+        _draw_mutants(ax, entry, mutants, "loglog" if ax.get_xscale() == "log" else "linear")
         if ax.get_xscale() == "linear" and np.allclose(ux, np.round(ux)):
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # counts of steps
         if np.allclose(med, np.round(med)):
@@ -833,94 +979,187 @@ def _exact(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
 # ----------------------------------------------------------------------------- overview
 
 
-def overview_figure(entries: Sequence[Mapping[str, Any]], path: Path,
-                    tolerances: Mapping[str, float | None] | None = None,
-                    formats: Sequence[str] = ("png",), dpi: float = DPI) -> Path:
-    """Forest plot: measured − predicted per claim with its interval, coloured by verdict.
+#: The overview's panels, one per kind of assertion so that each axis has one unit:
+#: ``key: (title, x label)``.
+PANELS: dict[str, tuple[str, str]] = {
+    "slope": ("Rate exponents (matches, at_most, contrast)",
+              "measured − predicted log–log slope"),
+    "log-ratio": ("Geometric rates", "measured − predicted log-ratio per step"),
+    "ratio": ("Bounds (bounded_by)", "max mean / theorem's bound over the sweep"),
+    "count": ("Exact counts", "measured − predicted count"),
+    "other": ("Other claims", "measured − predicted"),
+}
+#: verdict markers (the overview tells verdicts apart without colour too)
+VERDICT_MARKERS = {"holds": "o", "violated": "X", "inconclusive": "D"}
 
-    Rows are claims (top to bottom in ``entries`` order). The green band is each claim's
-    tolerance around zero (for ``at_most``, everything up to +tolerance). Claims without a
-    numeric prediction (``bounded_by``) or without a measurement are listed with a note.
-    """
-    from matplotlib.lines import Line2D  # noqa: PLC0415
-    from matplotlib.patches import Patch  # noqa: PLC0415
 
-    tolerances = tolerances or {}
-    n = max(len(entries), 1)
-    devs, los, his = [], [], []
-    for e in entries:
+def panel_of(entry: Mapping[str, Any]) -> str:
+    """The overview panel (a key of :data:`PANELS`) of a summary entry."""
+    kind = entry.get("kind")
+    if kind == "exact":
+        return "count"
+    if kind == "bounded_by":
+        return "ratio"
+    if kind == "geometric" or entry.get("scale") == "semilog":
+        return "log-ratio"
+    if kind in ("matches", "at_most", "contrast"):
+        return "slope"
+    return "other"
+
+
+def _verdict_look(verdict: Any, colours: bool) -> tuple[str, str, str]:
+    """``(colour, marker, face colour)`` of a verdict in the overview."""
+    marker = VERDICT_MARKERS.get(verdict, ".")
+    if colours:
+        color = VERDICT_COLORS.get(verdict, MISSING_COLOR)
+        return color, marker, color
+    color = "black" if verdict in VERDICT_MARKERS else MISSING_COLOR
+    return color, marker, "white" if verdict == "inconclusive" else color
+
+
+def _deviations(entries: Sequence[Mapping[str, Any]], ratio: bool) -> np.ndarray:
+    """``(n, 3)``: measured − predicted and its interval (the measured ratio itself and its
+    interval for a ``ratio`` panel); NaN where not measured."""
+    out = np.full((len(entries), 3), np.nan)
+    for i, e in enumerate(entries):
         m, p = as_float(e.get("measured")), as_float(e.get("predicted"))
-        iv = e.get("interval") or [math.nan, math.nan]
-        if math.isfinite(m) and math.isfinite(p):
-            devs.append(m - p)
-            los.append(as_float(iv[0]) - p if len(iv) == 2 else math.nan)
-            his.append(as_float(iv[1]) - p if len(iv) == 2 else math.nan)
-        else:
-            devs.append(math.nan)
-            los.append(math.nan)
-            his.append(math.nan)
-    devs_a, los_a, his_a = np.array(devs), np.array(los), np.array(his)
-    tols = (np.array([as_float(tolerances.get(e.get("id"))) for e in entries]) if entries
-            else np.array([]))
-    spread = np.concatenate([np.abs(devs_a[np.isfinite(devs_a)]),
+        iv = e.get("interval") or ()
+        lo, hi = (as_float(iv[0]), as_float(iv[1])) if len(iv) == 2 else (math.nan, math.nan)
+        ref = 0.0 if ratio else p
+        if math.isfinite(m) and math.isfinite(ref):
+            out[i] = (m - ref, lo - ref, hi - ref)
+    return out
+
+
+def _panel_limits(vals: np.ndarray, tols: np.ndarray, ratio: bool) -> tuple[float, float]:
+    """The x range of a panel: symmetric about 0 (deviations), or on a log axis about the
+    bound's 1 (ratios, every positive value in view)."""
+    if ratio:
+        pos = vals[np.isfinite(vals) & (vals > 0)]
+        pos = np.concatenate([pos, [1.0], 1 + tols[np.isfinite(tols)]])
+        return float(pos.min()) / 1.6, float(pos.max()) * 1.6
+    devs, ends = vals[:, 0], np.abs(vals[:, 1:])
+    spread = np.concatenate([np.abs(devs[np.isfinite(devs)]),
                              np.abs(tols[np.isfinite(tols)]) * 1.5])
-    ends = np.abs(np.concatenate([los_a[np.isfinite(los_a)], his_a[np.isfinite(his_a)]]))
+    ends = ends[np.isfinite(ends)]
     lim = float(np.max(spread)) * 1.25 if spread.size else 1.0
     if ends.size:
         lim = max(lim, min(float(np.max(ends)) * 1.05, 3 * lim))
     lim = max(lim, 0.05)
+    return -lim, lim
 
-    with style():
-        fig = _new_figure(8.0, 1.6 + 0.3 * n, dpi=dpi)
-        ax = fig.subplots()
-        ys = np.arange(len(entries))[::-1]
-        for yi, e, d, lo, hi, tol in zip(ys, entries, devs_a, los_a, his_a, tols):
-            if math.isfinite(tol):
-                left = -lim if e.get("kind") in ("at_most", "bounded_by") else -tol
-                ax.fill_betweenx([yi - 0.4, yi + 0.4], left, tol, color="#a6dba0",
-                                 alpha=0.55, linewidth=0, zorder=0)
-            verdict = e.get("verdict") or "missing"
-            color = VERDICT_COLORS.get(verdict, MISSING_COLOR)
-            if math.isfinite(d):
-                if math.isfinite(lo) and math.isfinite(hi):
-                    clo, chi = max(lo, -lim), min(hi, lim)
-                    ax.plot([clo, chi], [yi, yi], color=color, linewidth=2.2, zorder=2)
-                    if lo < -lim:
-                        ax.plot(-lim, yi, marker="<", color=color, markersize=7, zorder=3)
-                    if hi > lim:
-                        ax.plot(lim, yi, marker=">", color=color, markersize=7, zorder=3)
-                ax.plot(min(max(d, -lim), lim), yi, "o", color=color, markeredgecolor="black",
-                        markeredgewidth=0.6, markersize=7, zorder=4)
-            else:
-                status = e.get("status") or "complete"
-                if status == "missing":
-                    why = "missing: not run"
-                elif e.get("kind") == "bounded_by":
-                    why = f"bound check: {verdict}"
-                elif e.get("kind") == "exact":
-                    why = f"count: {verdict}"
-                else:
-                    why = f"no measurement: {verdict}"
-                ax.text(0, yi, why, ha="center", va="center", fontsize=9, style="italic",
-                        color=color, zorder=5,
-                        bbox={"facecolor": "white", "edgecolor": color, "alpha": 1.0,
-                              "boxstyle": "round,pad=0.2"})
-        ax.axvline(0, color="black", linewidth=0.8, zorder=1)
-        ax.set_yticks(ys)
-        ax.set_yticklabels([str(e.get("id", "?")) for e in entries], fontsize=9)
+
+def _overview_panel(ax, entries: Sequence[Mapping[str, Any]], tols: np.ndarray, panel: str,
+                    look: Mapping[str, Any]) -> None:
+    """One panel of the overview: a row per claim, its value and interval against the
+    reference (0, or the bound's 1 on a log axis) and its tolerance band."""
+    from matplotlib import rcParams  # noqa: PLC0415
+
+    ratio = panel == "ratio"
+    vals = _deviations(entries, ratio)
+    left, right = _panel_limits(vals, tols, ratio)
+    ref = 1.0 if ratio else 0.0
+    if ratio:
+        ax.set_xscale("log")
+    ys = np.arange(len(entries))[::-1]
+    for yi, e, (d, lo, hi), tol in zip(ys, entries, vals, tols):
+        kind = e.get("kind")
+        if math.isfinite(tol):
+            band = (left, 1 + tol) if ratio else (left if kind == "at_most" else -tol, tol)
+            ax.fill_betweenx([yi - 0.4, yi + 0.4], *band, color="#a6dba0", alpha=0.55,
+                             linewidth=0, zorder=0)
+        color, marker, face = _verdict_look(e.get("verdict") or "missing", look["colours"])
+        if math.isfinite(d) and (d > 0 or not ratio):
+            if math.isfinite(lo) and math.isfinite(hi) and (lo > 0 or not ratio):
+                ax.plot([max(lo, left), min(hi, right)], [yi, yi], color=color,
+                        linewidth=2.2 * look["row"] / 0.3, zorder=2)
+                if lo < left:
+                    ax.plot(left, yi, marker="<", color=color, zorder=3)
+                if hi > right:
+                    ax.plot(right, yi, marker=">", color=color, zorder=3)
+            ax.plot(min(max(d, left), right), yi, marker, color=color, markerfacecolor=face,
+                    markeredgecolor="black", markeredgewidth=0.6,
+                    markersize=7 * look["row"] / 0.3 + 1, zorder=4)
+            continue
+        status = e.get("status") or "complete"
+        verdict = e.get("verdict") or "missing"
+        why = ("missing: not run" if status == "missing" else
+               f"ratio ≤ 0: {verdict}" if ratio and math.isfinite(d) else
+               f"no measurement: {verdict}")
+        ax.text(ref, yi, why, ha="left" if ratio else "center", va="center",
+                fontsize=max(7.0, rcParams["font.size"] - 1), style="italic",
+                color=color, zorder=5,
+                bbox={"facecolor": "white", "edgecolor": color, "alpha": 1.0,
+                      "boxstyle": "round,pad=0.2"})
+    ax.axvline(ref, color="black", linewidth=0.8, zorder=1)
+    ax.set_yticks(ys)
+    ax.set_yticklabels([str(e.get("id", "?")) for e in entries])
+    if look["colours"]:
         for lbl, e in zip(ax.get_yticklabels(), entries):
             lbl.set_color(VERDICT_COLORS.get(e.get("verdict") or "missing", MISSING_COLOR))
-        ax.set_ylim(-0.7, len(entries) - 0.3)
-        ax.set_xlim(-lim, lim)
-        ax.set_xlabel("measured − predicted\n(log–log exponent; log-ratio for geometric "
-                      "claims;\ncount for exact claims; mean/bound ratio for bounded_by)")
-        ax.grid(True, axis="x", alpha=0.35)
-        ax.set_title("All claims: measured slope against the theorem's prediction", loc="left",
-                     fontweight="bold")
-        handles = [Line2D([], [], marker="o", color=c, markeredgecolor="black", linewidth=2,
-                          label=v) for v, c in VERDICT_COLORS.items()]
+    ax.set_ylim(-0.7, max(len(entries), 1) - 0.3)
+    ax.set_xlim(left, right)
+    ax.set_xlabel(PANELS[panel][1])
+    if look["titles"]:
+        ax.set_title(PANELS[panel][0], loc="left", fontweight="bold")
+    ax.grid(True, axis="x", alpha=0.35)
+    if ratio:
+        from matplotlib import ticker  # noqa: PLC0415
+
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(decade_label))
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+        two_log_labels(ax.xaxis)
+
+
+def overview_fig(entries: Sequence[Mapping[str, Any]],
+                 tolerances: Mapping[str, float | None] | None = None,
+                 style_name: str = "default", dpi: float = DPI):
+    """The overview :class:`~matplotlib.figure.Figure`: one forest-plot panel per kind of
+    assertion present (:data:`PANELS`, each with its own unit), one row per claim.
+
+    Rows are claims (top to bottom in ``entries`` order within a panel); the green band is
+    each claim's tolerance (for ``at_most``, everything up to +tolerance; for ``bounded_by``,
+    every ratio up to 1 + tolerance). The figure grows with the number of rows.
+    """
+    from matplotlib.lines import Line2D  # noqa: PLC0415
+    from matplotlib.patches import Patch  # noqa: PLC0415
+
+    look = STYLES[check_style(style_name)]
+    tolerances = tolerances or {}
+    groups = {k: [e for e in entries if panel_of(e) == k] for k in PANELS}
+    groups = {k: g for k, g in groups.items() if g} or {"slope": []}
+    rows = [max(len(g), 1) for g in groups.values()]
+    extra = 0.9 if look["titles"] else 0.55
+    height = 0.6 + sum(look["row"] * r + extra for r in rows)
+    with style(style_name):
+        fig = _new_figure(look["overview_width"], height, dpi=dpi)
+        axes = fig.subplots(len(groups), 1, squeeze=False,
+                            gridspec_kw={"height_ratios": rows})[:, 0]
+        for ax, (panel, group) in zip(axes, groups.items()):
+            tols = np.array([as_float(tolerances.get(e.get("id"))) for e in group])
+            _overview_panel(ax, group, tols, panel, look)
+        if look["titles"]:
+            fig.suptitle("All claims against the theorems' predictions, by kind of assertion",
+                         x=0.01, ha="left", fontweight="bold")
+        handles = []
+        for v in VERDICT_MARKERS:
+            color, marker, face = _verdict_look(v, look["colours"])
+            handles.append(Line2D([], [], marker=marker, color=color, markerfacecolor=face,
+                                  markeredgecolor="black", linewidth=2, label=v))
         handles.append(Patch(color="#a6dba0", alpha=0.55, label="tolerance"))
-        fig.legend(handles=handles, loc="outside lower center", ncol=4)
+        fig.legend(handles=handles, loc="outside lower center",
+                   ncol=4 if look["overview_width"] >= 4 else 2)
+    return fig
+
+
+def overview_figure(entries: Sequence[Mapping[str, Any]], path: Path,
+                    tolerances: Mapping[str, float | None] | None = None,
+                    formats: Sequence[str] = ("png",), dpi: float = DPI,
+                    style_name: str = "default") -> Path:
+    """The overview (:func:`overview_fig`) written to ``path`` (PNG) and beside it in
+    ``formats``."""
+    fig = overview_fig(entries, tolerances, style_name, dpi)
+    with style(style_name):
         return save(fig, path, formats, dpi)
 
 

@@ -364,6 +364,20 @@ def cost_table(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return table
 
 
+def mutant_rows(entry: Mapping[str, Any], by_claim: Mapping[str, Sequence[Mapping[str, Any]]]
+                ) -> dict[str, list[Mapping[str, Any]]]:
+    """``{mutant name: its rows}`` for the mutants of ``entry`` that have rows in the store
+    (``CLAIM@MUTANT``; names from the entry's ``power`` and ``mutants``), for its figure."""
+    names = [str(p.get("mutant")) for p in entry.get("power") or () if isinstance(p, Mapping)]
+    names += [str(m.get("name")) for m in entry.get("mutants") or () if isinstance(m, Mapping)]
+    out = {}
+    for name in dict.fromkeys(names):
+        rows = entry_rows(entry, by_claim.get(f"{entry['id']}{MUTANT_SEP}{name}", []))
+        if rows:
+            out[name] = rows
+    return out
+
+
 def figure_name(claim_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", claim_id) + ".png"
 
@@ -461,11 +475,12 @@ def _figure_task(task: tuple[Any, ...]) -> tuple[str, Path, dict[tuple[str, floa
     from . import figures  # noqa: PLC0415
 
     if task[0] == "overview":
-        _, entries, path, tolerances, formats, dpi = task
+        _, entries, path, tolerances, formats, dpi, style = task
         return "overview", figures.overview_figure(entries, path, tolerances, formats,
-                                                   dpi), {}
-    key, entry, rows, path, formats, dpi = task
-    path = figures.claim_figure(entry, rows, path, formats, dpi)
+                                                   dpi, style), {}
+    key, entry, rows, path, formats, dpi, style, mutants = task
+    path = figures.claim_figure(entry, rows, path, formats, dpi, mutants=mutants,
+                                style_name=style)
     equations = {}
     for latex in (entry.get("statement"), entry.get("law_latex")):
         latex = (latex or "").strip()
@@ -510,13 +525,16 @@ def _run_tasks(tasks: Sequence[tuple[Any, ...]], jobs: int):
 def render_entries(entries: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None,
                    rows: Sequence[Mapping[str, Any]], out_dir: str | Path, *,
                    formats: str | Sequence[str] = ("png",), dpi: float | None = None,
-                   progress: Progress | None = None, jobs: int = 1) -> Path:
+                   progress: Progress | None = None, jobs: int = 1,
+                   style: str = "default") -> Path:
     """Write the report for ``entries`` (+ ``meta``, store ``rows``) into ``out_dir``.
 
     ``formats``: figure formats besides the PNG that the HTML and Markdown show (``"pdf"``,
     ``"svg"``, or ``"png,pdf,svg"``); ``dpi``: the PNG's resolution (default
     :data:`figures.DPI`); ``progress(done, total, name)`` is called after each figure;
-    ``jobs``: processes drawing the figures (``0``: one per CPU, at most 8).
+    ``jobs``: processes drawing the figures (``0``: one per CPU, at most 8); ``style``: the
+    figures' style, ``"default"`` or ``"paper"`` (:data:`figures.STYLES`: 3.3 in wide, no
+    titles, no verdict colours). A claim's figure draws its mutants' series beside its own.
     Returns the path of ``index.html``. See the module docstring for the inputs.
     """
     from . import figures, html, markdown  # noqa: PLC0415
@@ -524,6 +542,7 @@ def render_entries(entries: Iterable[Mapping[str, Any]], meta: Mapping[str, Any]
     formats = figures.parse_formats(formats)
     dpi = figures.check_dpi(figures.DPI if dpi is None else dpi)
     jobs = check_jobs(jobs)
+    style = figures.check_style(style)
     out_dir = Path(out_dir).resolve()
     _check_out_dir(out_dir)
     rows = list(rows)
@@ -536,6 +555,7 @@ def render_entries(entries: Iterable[Mapping[str, Any]], meta: Mapping[str, Any]
     meta.setdefault("report_machine", platform.node() or "unknown")
     meta["figure_formats"] = ", ".join(formats)
     meta["figure_dpi"] = dpi
+    meta["figure_style"] = style
 
     fig_dir = out_dir / "figures"
     fig_dir.mkdir(parents=True, exist_ok=True)
@@ -554,14 +574,15 @@ def render_entries(entries: Iterable[Mapping[str, Any]], meta: Mapping[str, Any]
             progress(len(figs), total, key)
 
     tasks: list[tuple[Any, ...]] = [("overview", entries, fig_dir / "overview.png",
-                                     _tolerances(entries), formats, dpi)]
+                                     _tolerances(entries), formats, dpi, style)]
     for e in entries:
         e["figure"] = None
         claim_rows_ = entry_rows(e, by_claim.get(e["id"], []))
         e["data"] = replicate_data(e, claim_rows_)
         if e["status"] == "missing" and not claim_rows_:
             continue
-        tasks.append((e["id"], e, claim_rows_, fig_dir / figure_name(e["id"]), formats, dpi))
+        tasks.append((e["id"], e, claim_rows_, fig_dir / figure_name(e["id"]), formats, dpi,
+                      style, mutant_rows(e, by_claim)))
     for key, path, equations in _run_tasks(tasks, jobs):
         figures.PRERENDERED.update(equations)
         done(key, path)
@@ -594,16 +615,19 @@ def render_entries(entries: Iterable[Mapping[str, Any]], meta: Mapping[str, Any]
 
 def render(results_dir: str | Path, out_dir: str | Path, *,
            formats: str | Sequence[str] = ("png",), dpi: float | None = None,
-           progress: Progress | None = None, jobs: int = 1) -> Path:
+           progress: Progress | None = None, jobs: int = 1, style: str = "default") -> Path:
     """Render the report of the results in ``results_dir`` into ``out_dir``.
 
-    ``formats``, ``dpi``, ``progress``, ``jobs``: as for :func:`render_entries`.
+    ``formats``, ``dpi``, ``progress``, ``jobs``, ``style``: as for :func:`render_entries`.
 
     Reads ``results.jsonl`` (rows), ``run.json`` (if the run completed) and the summary
     rebuilt by :func:`verify.summarize`; never reruns an experiment. Returns the path of
     ``index.html``. Raises :class:`StoreError` (a ``ValueError``) naming the file for a
     missing, empty or corrupt store.
     """
+    from .figures import check_style  # noqa: PLC0415
+
+    check_style(style)  # before reading the store
     results_dir = Path(results_dir)
     if not results_dir.is_dir():
         raise StoreError(f"results directory not found: {results_dir}")
@@ -611,4 +635,4 @@ def render(results_dir: str | Path, out_dir: str | Path, *,
     meta = load_meta(results_dir, rows)
     entries = summarize(results_dir)
     return render_entries(entries, meta, rows, out_dir, formats=formats, dpi=dpi,
-                          progress=progress, jobs=jobs)
+                          progress=progress, jobs=jobs, style=style)

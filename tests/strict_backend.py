@@ -193,6 +193,19 @@ class StrictArray(NDArrayOperatorsMixin):
         return f"StrictArray(shape={self._a.shape}, dtype={self._a.dtype})"
 
 
+def _solve_rule(a, b, *args, **kwargs) -> None:
+    """CuPy's ``linalg.solve`` does not broadcast batch dimensions (CuPy 14: "a must have
+    (..., M, M) shape and b must have (..., M, K) for multidimensional b"); numpy does."""
+    a, b = np.asarray(a), np.asarray(b)
+    if b.ndim > 1 and a.shape[:-1] != b.shape[:-1]:
+        raise ValueError(f"strict backend (as CuPy): linalg.solve needs equal batch shapes, "
+                         f"got a {a.shape} and b {b.shape}")
+
+
+#: numpy behaviours CuPy does not share, checked on the strict backend ("module.function")
+_CUPY_RULES = {"linalg.solve": _solve_rule}
+
+
 class _Namespace(types.ModuleType):
     """``array_api_compat.numpy`` on :class:`StrictArray`: arguments unwrapped, results
     wrapped; only the creation functions accept host data (host → device is allowed)."""
@@ -212,9 +225,13 @@ class _Namespace(types.ModuleType):
         if isinstance(obj, type) or not callable(obj):
             return obj  # dtypes, constants
         host_ok = name in self._HOST_OK
+        rule = _CUPY_RULES.get(f"{self.__name__.rsplit('.', 1)[-1]}.{name}")
 
         def call(*args, **kwargs):
-            return _wrap(obj(*_unwrap(args, host_ok), **_unwrap(kwargs, host_ok)))
+            args, kwargs = _unwrap(args, host_ok), _unwrap(kwargs, host_ok)
+            if rule is not None:
+                rule(*args, **kwargs)
+            return _wrap(obj(*args, **kwargs))
         call.__name__ = name
         setattr(self, name, call)
         return call

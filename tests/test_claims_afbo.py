@@ -32,7 +32,7 @@ def test_tiled_instances_share_the_problem():
 
 
 def test_laws_are_derived_from_rates():
-    assert A.LAW_SC_COR.value == -1.0
+    assert A.LAW_SC_COR.value == -1.0 and A.LAW_SC_LOWER.value == -1.0
     assert A.LAW_SC_THM.value == -0.5 and A.LAW_NC_T.value == -0.5
     assert A.LAW_NC_MIND.value == -1.0  # lim_{m→∞} of Cor. 4.1's form is 1/T
     assert A.LAW_STALE.value == 1.0
@@ -112,6 +112,27 @@ def test_measures_return_per_replicate_arrays(measure):
     assert np.all(np.isfinite(out["value"])) and not np.any(out["diverged"])
 
 
+def test_lower_level_measure_is_cor41_quantity():
+    """``sc_lower_level`` is Cor. 4.1's ‖y*(x^t) − y^t‖² (``y^t`` the output of round t − 1's
+    inner loop, compared with ``y*`` at the same ``x^t``) averaged over ``t ≥ T/2``, on the runs
+    of ``sc_theorem``; the decaying-steps repair (β_t, η_t ∝ 1/t) lowers it by far at T = 400,
+    where the constant β = 1/√(KT) leaves the inner noise floor βσ²/(2m) ≈ 0.003."""
+    T, R = 40, 3
+    out = A.sc_lower_level(T, R, 7)
+    tr = A._sc_run(T, R, 7, "numpy", "series")
+    p = A.rate_problem()
+    err = ((tr.y - p.y_star(tr.x)) ** 2).sum(-1)[:, T // 2:]
+    np.testing.assert_allclose(out["value"], err.mean(axis=1), rtol=1e-10)
+    np.testing.assert_allclose(A.sc_theorem(T, R, 7)["value"], A._distance(tr), rtol=1e-10)
+    assert np.all(out["value"] > 0) and not np.any(out["diverged"])
+    beta = A._rate_schedule(400)["inner_step"]
+    np.testing.assert_allclose(np.linalg.eigvalsh(p.closed_form.A), 1.0, rtol=1e-10)
+    floor = beta * A.SIGMA**2 / (A.M_DEFAULT * (2 - beta))  # AFBO-L2, synchronous, Ā = I
+    const = A.sc_lower_level(400, 8, 0)["value"].mean()
+    decay = A.sc_lower_level(400, 8, 0, steps="decaying")["value"].mean()
+    assert const > floor and decay < const / 3, (floor, const, decay)
+
+
 def test_staleness_measure_delay_mapping():
     """BoundedDelay(3τ̄ − 2) has mean paper delay τ̄ = (τ_M + 2)/3; the value is the excess
     over the common synchronous baseline."""
@@ -168,7 +189,8 @@ def test_every_claim_declares_its_conditions_and_runs_inside_where_it_says():
             for r in c.check_conditions(budget):
                 assert r["holds"] or not r["inside"], (c.id, budget, r["statement"])
     rate_ids = ("strongly_convex_rate_theorem", "strongly_convex_rate_random_truncation",
-                "strongly_convex_floor", "nonconvex_rate_T", "staleness_floor_vs_delay")
+                "strongly_convex_floor", "nonconvex_rate_T", "staleness_floor_vs_delay",
+                "strongly_convex_lower_level_rate")
     for c in A.CLAIMS:
         if c.id.split(".")[1] in rate_ids:
             assert all(r["holds"] and r["inside"] for r in c.check_conditions("full")), c.id

@@ -216,3 +216,52 @@ def test_fedinn_tail_spans_many_correlation_times():
     assert F.INNER_TAIL * beta_mu >= 10 - 1e-9
     v = F.fedinn_vs_fedavg(0.2, 64, 3)["value"]
     assert v.std() / v.mean() < 0.4
+
+
+def test_deviation_closed_form_and_worst_case():
+    """Lemma 2.2's second bound: at κ_g = 1 the ratio E|H⁻¹ − Ĥ|μ_g/2 is 1 − 1/N, and on a
+    κ_g grid it is largest there for every N ≥ 2; Rademacher samples ℓ(1 ± s) give
+    (1/(Nℓ))[N − 1 + Σ_{1≤k<N} max(1, Ns^k)]."""
+    for N in (2, 4, 8, 32):
+        assert F.deviation_closed_form(N, 1.0, 1.0) / 2 == pytest.approx(1 - 1 / N, abs=1e-12)
+        worst = max(F.deviation_closed_form(N, 1.0, kg) / 2 for kg in np.linspace(1, 30, 300))
+        assert worst == pytest.approx(1 - 1 / N, abs=1e-12)
+        k = np.arange(1, N)
+        noisy = (N - 1 + np.maximum(1.0, N * 0.5 ** k).sum()) / N
+        assert F.deviation_closed_form(N, 1.0, 1.0, 0.5) == pytest.approx(noisy, rel=1e-12)
+    # the proof's bound E‖H⁻¹ − Ĥ‖ < 1/μ_g + E‖Ĥ‖ < 2/μ_g at every κ_g
+    assert all(F.deviation_closed_form(N, 1.0, kg) < 2.0
+               for N in (1, 3, 50, 200) for kg in (1.0, 1.5, 4.0, 40.0))
+
+
+@pytest.mark.parametrize(("b", "noise"), [(0.0, 0.0), (1.0, 0.0), (0.0, F.DEV_NOISE)])
+def test_deviation_monte_carlo_matches_closed_form(b, noise):
+    """The library's FedIHGP (vectorised over calls) against the closed form, within 5
+    standard errors: κ_g = 1, κ_g = 1.618 (b = 1) and Rademacher Hessian samples."""
+    import dataclasses
+
+    from bilevel_theory import make_context
+    from bilevel_theory.estimators import ihgp
+    from bilevel_theory.problems.oracle import with_noise_distribution
+    from bilevel_theory.verify.claims.fedmbo import scalar_problem
+
+    prob = scalar_problem(a=1.0, b=b)
+    if noise:
+        prob = with_noise_distribution(dataclasses.replace(prob, hessian_noise=noise),
+                                       "rademacher")
+    n, N, ell = 2 ** 16, 8, prob.constants["ell_g1"]
+    ctx = make_context(prob, n, 1, "numpy")
+    p, _ = ihgp(ctx, np.ones((n, 1)), np.zeros((n, 1)), N, 1, ell)
+    dev = np.abs(1.0 - p[:, 0])
+    exact = F.deviation_closed_form(N, 1.0, ell, noise / ell)
+    assert abs(dev.mean() - exact) < 5 * dev.std() / math.sqrt(n)
+
+
+def test_deviation_measure_and_mutants():
+    out = F.ihgp_deviation(8, 2, seed=0)
+    assert out["bound"][0] == 2.0 and out["value"].shape == (2,)
+    assert out["closed_form"][0] == pytest.approx(2 * (1 - 1 / 8))
+    halved = F.ihgp_deviation(4, 2, seed=0, scale_factor=0.5)
+    assert halved["value"].mean() > 2.0  # ≈ 2N/ℓ: the mutant ell_halved breaks the bound
+    repaired = F.ihgp_deviation(32, 2, seed=0, hessian_noise=F.DEV_NOISE, scale_factor=1.5)
+    assert repaired["closed_form"][0] < 2.0

@@ -60,7 +60,7 @@ def test_laws_are_the_derived_exponents():
     assert G.LAW_M_C.value == pytest.approx(-2 / 3)
     assert G.LAW_V_T.value == pytest.approx(-2 / 3)
     assert G.LAW_V_C.value == pytest.approx(-1)
-    assert G.LAW_SPEEDUP.value == 0
+    assert G.LAW_SPEEDUP.value == 0 and G.LAW_V_SPEEDUP.value == 0
     assert G.LAW_PRODUCT.value == 0 and G.PRODUCT_EXPONENT_M == pytest.approx(1 / 2)
     P = G.neumann_instance()
     assert G.LAW_NEUMANN.value == pytest.approx(
@@ -120,6 +120,41 @@ def test_localbsgvrm_step_is_constant_over_the_run():
         assert hp["eta"](1) == pytest.approx(1 / (L_hat * p))
         assert hp["eta"](T) == pytest.approx(1 / (L_hat * p))
         assert hp["alpha"] * hp["eta"](1) ** 2 < 1
+
+
+def test_localbsgvrm_k_sweep_scales_as_corollary_2():
+    """gao.localbsgvrm_linear_speedup: at ε = 0.01 every K of every budget gets the exact
+    schedule T = 1920/K, p = S = 32/K (an integer ≥ 2, T/p = 60), Thm 2's α ∝ 1/K and
+    η_t = 1/(L̂p) ∝ K at every t ≤ T (T < K²p³), αη_t² < 1; no schedule note."""
+    claim = CLAIMS["gao.localbsgvrm_linear_speedup"]
+    assert claim.kind == "at_most" and claim.law is G.LAW_V_SPEEDUP
+    for budget in BUDGETS:
+        for K in claim.grid[budget]:
+            P = G.homogeneous(int(K), G.SPEEDUP_NOISE)
+            T, hp, s = G.KV_DESIGN.hyperparameters(P, G.KV_DESIGN.eps_ref)
+            L_hat = gao_constants(P)["L_hat"]
+            p = hp["period"]
+            assert not s["notes"] and p >= 2 and p == hp["minibatch"] == 32 / K
+            assert T == 1920 / K and T // p == 60 and T < K * K * p ** 3
+            assert hp["eta"](1) == pytest.approx(1 / (L_hat * p))
+            assert hp["eta"](T) == pytest.approx(K / 32 / L_hat)
+            assert hp["alpha"] * K == pytest.approx(L_hat ** 2 * (1 + 1 / (3 * 32)))
+            assert hp["alpha"] * hp["eta"](1) ** 2 < 1
+
+
+def test_localbsgvrm_same_sample_mutant_runs_one_device_and_loses_the_averaging():
+    """The same_sample mutant is the K-device schedule run on one device (identical at K = 1);
+    at K = 16 its A is several times the averaged one (noise part ∝ K without averaging)."""
+    one = G.localbsgvrm_vs_devices(1, 4, seed=3)
+    np.testing.assert_array_equal(one["value"],
+                                  G.localbsgvrm_vs_devices(1, 4, 3, mutant="same_sample")["value"])
+    ok = G.localbsgvrm_vs_devices(16, 16, seed=0)
+    bad = G.localbsgvrm_vs_devices(16, 16, seed=0, mutant="same_sample")
+    assert ok["rounds"][0] == bad["rounds"][0] == 60 and ok["iterations"][0] == 120
+    assert bad["value"].mean() > 4 * ok["value"].mean()
+    assert not ok["diverged"].any() and not bad["diverged"].any()
+    with pytest.raises(ValueError, match="mutant"):
+        G.localbsgvrm_vs_devices(2, 1, 0, mutant="bogus")
 
 
 def test_homogeneous_instances_share_phi_and_have_no_floor():

@@ -1,5 +1,5 @@
-"""Bad input and faults: one writer per results directory, lost and orphaned workers, a Dask
-cluster without workers, symbolic links and FIFOs, full disks, malformed rows and baselines,
+"""Bad input and faults: one writer per results directory, lost, stopped and orphaned workers,
+a Dask cluster without workers, symbolic links and FIFOs, full disks, malformed rows and baselines,
 seeds, output directories and Ctrl-C.
 
 Runs the synthetic demo claims (fast); processes are started per test and killed in
@@ -214,6 +214,70 @@ def test_pool_workers_die_with_their_parent(tmp_path):
     for w in orphans:  # do not leave them behind, even when the test fails
         os.kill(w, signal.SIGKILL)
     assert not orphans, f"pool workers {orphans} outlived their parent"
+
+
+@linux
+def test_stopped_pool_worker_ends_the_run_at_the_point_timeout(tmp_path):
+    """A SIGSTOP-ed worker never dies: the point timeout ends the run (exit 3, naming the
+    claim, the point and the seconds), kills the stopped workers and keeps the stored points."""
+    out = tmp_path / "out"
+    proc = subprocess.Popen(cli(out, "--workers", "2", "--point-timeout", "2"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    stopped: list[int] = []
+    try:
+        wait_for(lambda: len(pool_workers(proc.pid)) == 2 and stored_lines(out) >= REPS, 60,
+                 "two pool workers and one stored point", proc)
+        for w in pool_workers(proc.pid):  # every worker: the points left can never finish
+            os.kill(w, signal.SIGSTOP)
+            stopped.append(w)
+        before = stored_lines(out)
+        start = time.monotonic()
+        _, stderr = proc.communicate(timeout=30)
+        elapsed = time.monotonic() - start
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(alive(w) for w in stopped):
+            time.sleep(0.05)
+        survivors = [w for w in stopped if alive(w)]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=30)
+        for w in stopped:  # never leave a stopped process behind
+            if alive(w):
+                os.kill(w, signal.SIGKILL)
+    assert proc.returncode == 3, stderr
+    assert elapsed < 20, elapsed  # the point ran before the stop: less than 2 s is fine
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: claim {SLOW}: point "), stderr
+    assert "did not finish within the point timeout of 2 s" in last and "Traceback" not in stderr
+    assert not survivors, f"stopped workers {survivors} outlived the run"
+    run = json.loads((out / "run.json").read_text())
+    assert run["status"] == "interrupted" and run["reason"].startswith("PointTimeout: claim")
+    assert not (out / "summary.json").exists()
+    lines = stored_lines(out)  # the points finished before the stop are kept, whole
+    assert lines % REPS == 0 and before <= lines < POINTS * REPS
+
+
+def test_point_timeout_times_started_points_and_a_stalled_queue():
+    """A point is timed from its start in a worker; points handed to the workers but never
+    started (a worker stopped while taking one holds the queue) from the last finished
+    point, and not while the workers start up."""
+    from bilevel_theory.verify.runner import PointTimeout, ProcessPoolExecutor, Task  # noqa: PLC0415
+
+    tasks = [Task(FAST, CATALOGUE, None, "smoke", i, 2.0**i, 2, 0, 0, "numpy", "h")
+             for i in range(2)]
+    pool = ProcessPoolExecutor(2, point_timeout=1.0)
+    now = time.monotonic()
+    pool._check_timeout(tasks, [0, 1], [0.0, 0.0], 0.0)  # starting up: not timed
+    pool._check_timeout(tasks, [0, 1], [0.0, 0.0], now)  # a point just finished
+    pool._check_timeout(tasks, [0, 1], [now - 0.5, 0.0], now - 5)  # started 0.5 s ago
+    with pytest.raises(PointTimeout, match=r"point 0 \(x=1, .* started no point and "
+                                           r"finished none for [5-9]\.\d s"):
+        pool._check_timeout(tasks, [0, 1], [0.0, 0.0], now - 5)
+    with pytest.raises(PointTimeout, match=rf"claim {FAST}: point 1 \(x=2, .*timeout of 1 s "
+                                           r"\(running for [3-9]\.\d s in a local worker"):
+        pool._check_timeout(tasks, [0, 1], [now - 0.5, now - 3], now)
+    pool.close()
 
 
 def _die(task):
@@ -452,6 +516,25 @@ def test_a_failing_measure_is_an_internal_error_exit_3(tmp_path):
     last = res.stderr.strip().splitlines()[-1]
     assert last.startswith("error: claim demo.broken: `measure` failed at point 0")
     assert "FloatingPointError: overflow" in res.stderr  # with the measure's traceback
+    run = json.loads((tmp_path / "run.json").read_text())  # says why the run ended
+    assert run["status"] == "failed" and run["reason"].startswith("MeasureError: claim")
+
+
+def test_point_timeout_is_checked_and_defaults_to_the_budgets(tmp_path):
+    from bilevel_theory.verify.executor import POINT_TIMEOUT, check_point_timeout  # noqa: PLC0415
+
+    assert check_point_timeout(None, "smoke") == POINT_TIMEOUT["smoke"]
+    assert check_point_timeout(None, "full") == POINT_TIMEOUT["full"] > POINT_TIMEOUT["smoke"]
+    assert check_point_timeout(0, "smoke") is None  # no limit
+    assert check_point_timeout(2.5, "smoke") == 2.5
+    for bad in (-1, float("nan"), float("inf"), True, "10"):
+        with pytest.raises(ValueError, match="`point_timeout` must be a finite number"):
+            check_point_timeout(bad, "smoke")
+    res = CliRunner().invoke(cli_main, ["verify", FAST, "--catalogue", CATALOGUE,
+                                        "--out", str(tmp_path), "--point-timeout", "nan",
+                                        "--quiet"])
+    assert res.exit_code == 2 and "point_timeout" in res.output, res.output
+    assert not (tmp_path / "results.jsonl").exists()  # checked before anything runs
 
 
 # ----------------------------------------------------------- directories, Ctrl-C

@@ -24,24 +24,22 @@ def _run(cmd, cwd, env=None, timeout=600):
     return proc
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
+def build_wheel(out: Path) -> Path:
+    """The checkout's wheel (no dependencies), built into ``out``."""
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
          cwd=out)
     (path,) = out.glob("bilevel_theory-*.whl")
     return path
 
 
-@pytest.fixture(scope="module")
-def env(tmp_path_factory, wheel) -> dict:
-    """A fresh virtual environment with the wheel and the example plug-in installed (the
-    dependencies come from the running interpreter's site-packages, so nothing is downloaded:
-    when the tests themselves run in a virtual environment, ``system_site_packages`` would see
-    only the *base* interpreter's packages, so those directories are added by a ``.pth`` file;
-    a path line in a ``.pth`` file does not run that directory's own ``.pth`` hooks, so an
-    editable install of the checkout there stays invisible and the wheel is what imports)."""
-    home = tmp_path_factory.mktemp("venv")
+def virtual_env(home: Path, *packages: Path) -> dict:
+    """A fresh virtual environment in ``home`` with ``packages`` (wheels or project folders)
+    installed (the dependencies come from the running interpreter's site-packages, so nothing
+    is downloaded: when the tests themselves run in a virtual environment,
+    ``system_site_packages`` would see only the *base* interpreter's packages, so those
+    directories are added by a ``.pth`` file; a path line in a ``.pth`` file does not run that
+    directory's own ``.pth`` hooks, so an editable install of the checkout there stays
+    invisible and the wheel is what imports)."""
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(home)
     py = str(home / "bin" / "python")
     purelib = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
@@ -50,12 +48,24 @@ def env(tmp_path_factory, wheel) -> dict:
     Path(purelib, "_bilevel_theory_test_parent.pth").write_text(
         "".join(f"{d}\n" for d in parents if os.path.isdir(d)))
     pip = [sys.executable, "-m", "pip", "--python", py, "install", "-q", "--no-deps"]
-    _run([*pip, str(wheel)], cwd=home)
-    _run([*pip, str(ROOT / "examples" / "toy_plugin")], cwd=home)
+    for package in packages:
+        _run([*pip, str(package)], cwd=home)
     environ = {k: v for k, v in os.environ.items() if not k.startswith("BILEVEL_THEORY")}
     environ["PATH"] = f"{home / 'bin'}{os.pathsep}{environ.get('PATH', '')}"
     environ.pop("PYTHONPATH", None)
     return {"python": py, "home": home, "env": environ}
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory, wheel) -> dict:
+    """A fresh virtual environment with the wheel and the example plug-in installed."""
+    return virtual_env(tmp_path_factory.mktemp("venv"), wheel,
+                       ROOT / "examples" / "toy_plugin")
 
 
 def test_the_wheel_installs_one_top_level_package(wheel):

@@ -1,5 +1,6 @@
 """Sweeps on a Dask cluster (``--scheduler``): identical to a serial run, even when a worker
-is killed mid-run (its tasks are recomputed, every point is stored exactly once); one-line
+is killed mid-run (its tasks are recomputed, every point is stored exactly once); a stopped
+worker ends the run at the point timeout and a lost scheduler with exit code 3; one-line
 errors for an unreachable scheduler and for a missing dask.
 
 The clusters are local (``127.0.0.1``), started per test and closed in ``finally``; every
@@ -184,6 +185,52 @@ def test_check_and_cli_on_a_cluster_match_serial(tmp_path, cluster):
     assert set(counts.values()) == {1}
 
 
+@needs_dask
+def test_stopped_worker_ends_the_run_at_the_point_timeout(tmp_path, cluster):
+    """A SIGSTOP-ed Dask worker keeps its heartbeat silent for ``worker-ttl`` (5 min): the
+    point timeout ends the run first (exit 3, naming the claim, the point, the worker)."""
+    cl, client = cluster
+    out = tmp_path / "out"
+    store = out / "results.jsonl"
+    pids = list(client.run(os.getpid).values())
+    proc = subprocess.Popen([sys.executable, "-c", ENTRY, "verify", SLOW, "--catalogue",
+                             CATALOGUE, "--out", str(out), "--quiet", "--scheduler",
+                             cl.scheduler_address, "--point-timeout", "2"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    stopped: list[int] = []
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and proc.poll() is None:
+            if store.exists() and store.read_bytes().count(b"\n") >= REPS:
+                break
+            time.sleep(0.02)
+        assert proc.poll() is None, f"run ended before the stop: {proc.stderr.read()}"
+        for pid in pids:  # every worker: the points left can never finish
+            os.kill(pid, signal.SIGSTOP)
+            stopped.append(pid)
+        before = store.read_bytes().count(b"\n")
+        start = time.monotonic()
+        _, stderr = proc.communicate(timeout=30)
+        elapsed = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=30)
+        for pid in stopped:  # let the cluster close normally
+            os.kill(pid, signal.SIGCONT)
+    assert proc.returncode == 3, stderr
+    assert elapsed < 20, elapsed
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: claim {SLOW}: point "), stderr
+    assert "did not finish within the point timeout of 2 s" in last
+    assert "on the dask worker" in last and cl.scheduler_address in last
+    info = json.loads((out / "run.json").read_text())
+    assert info["status"] == "interrupted" and info["reason"].startswith("PointTimeout")
+    rows, counts = store_rows(out)  # the points finished before the stop are kept, whole
+    assert set(counts.values()) == {1} and len(rows) % REPS == 0
+    assert before <= len(rows) < len(SLOW_CLAIM.grid["smoke"]) * REPS
+
+
 def wait_listening(port, proc, seconds=30):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -231,12 +278,18 @@ def test_killed_scheduler_ends_the_run_and_the_store_resumes(tmp_path):
             if proc.poll() is None:
                 proc.kill()
             proc.wait(timeout=30)
-    assert run.returncode == 2, stderr
+    # a run ended early (exit 3, as a lost worker), not bad input (2): the points are stored
+    assert run.returncode == 3, stderr
     last = stderr.strip().splitlines()[-1]
     assert last.startswith("error: lost the connection to the dask scheduler at " + address)
     rows, counts = store_rows(out)
     assert set(counts.values()) == {1} and len(rows) % REPS == 0  # whole points, once each
-    assert 2 <= len(rows) // REPS < len(SLOW_CLAIM.grid["smoke"])
+    total = len(SLOW_CLAIM.grid["smoke"])
+    assert 2 <= len(rows) // REPS < total
+    assert f"after {len(rows) // REPS} of {total} points" in last and "rerun to resume" in last
+    info = json.loads((out / "run.json").read_text())
+    assert info["status"] == "interrupted", info
+    assert info["reason"].startswith("SchedulerLost: lost the connection to the dask scheduler")
     # the store resumes (locally) to the results of an uninterrupted serial run
     resumed = run_suite(SLOW, "smoke", out, progress=False, catalogue=CATALOGUE)
     serial = run_suite(SLOW, "smoke", tmp_path / "serial", progress=False, catalogue=CATALOGUE)

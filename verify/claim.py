@@ -52,7 +52,7 @@ MUTANT_SEP = "@"
 #: ``schedule`` (a schedule break that is not a plain exponent error), ``communication`` (an
 #: extra or missing exchange), ``bound`` (the stated bound changed, not the method),
 #: ``repair`` (a finding's correction: the statement the evidence supports).
-MUTANT_KINDS = ("indirect_term", "step_exponent", "truncation", "noise_averaging",
+MUTANT_KINDS = ("indirect_term", "inner_loop", "step_exponent", "truncation", "noise_averaging",
                 "neumann_scaling", "estimator", "schedule", "communication", "bound", "repair")
 RELATIONS = ("<=", ">=", "==")
 VERDICTS = ("holds", "violated", "inconclusive")
@@ -205,8 +205,9 @@ class Claim:
         variable: the swept variable's name in the paper's notation (``"n"``, ``"K"``, ``"N"``).
         quantity: what is measured, in the paper's notation (a figure's y label).
         measure: the experiment at one sweep point.
-        grid: sweep values per budget (``{"smoke": (...), "standard": (...), "full": (...)}``).
-        replicates: independent runs per sweep point, per budget.
+        grid: sweep values per budget (``{"smoke": (...), "standard": (...), "full": (...)}``),
+            or one sequence of sweep values for every budget.
+        replicates: independent runs per sweep point, per budget (or one integer for all).
         law: the prediction.
         tolerance: allowed distance between measured slope and ``law.value`` (exponent units;
             for ``geometric``, in units of the log-ratio; ``0`` for ``exact``).
@@ -291,6 +292,16 @@ class Claim:
                              "paper)")
         if self.scale not in SCALES:
             raise ValueError(f"claim {self.id}: `scale` must be one of {SCALES}")
+        # one grid (a sequence) or one replicate count serves every budget
+        if hasattr(self.grid, "__iter__") and not isinstance(self.grid, Mapping | str | bytes):
+            object.__setattr__(self, "grid", per_budget(self.grid, self.grid, self.grid))
+        reps = self.replicates
+        if isinstance(reps, int | np.integer) and not isinstance(reps, bool):
+            object.__setattr__(self, "replicates", per_budget(reps, reps, reps))
+        if not isinstance(self.grid, Mapping) or not isinstance(self.replicates, Mapping):
+            raise ValueError(f"claim {self.id}: `grid` must be a sequence of sweep values or a "
+                             "mapping budget -> sequence, and `replicates` an integer or a "
+                             "mapping budget -> integer")
         for budget in BUDGETS:
             if budget not in self.grid or budget not in self.replicates:
                 raise ValueError(f"claim {self.id}: `grid` and `replicates` need budget "

@@ -13,10 +13,12 @@ Exit codes (every command):
   budget or backend; an unusable ``--out``/``--report`` (checked before anything runs; empty,
   not a directory, not writable), a results directory in use by another ``verify``, a
   results store that is a symbolic link or not a regular file; a missing, invalid, empty or
-  claim-less baseline; a ``--scheduler`` that cannot be reached or lost, or dask not
-  installed;
-* 3 — internal error: a claim's ``measure`` raised, worker processes kept dying or a Dask
-  cluster kept no worker (the points finished so far are stored), or a bug (traceback);
+  claim-less baseline; a ``--scheduler`` that cannot be reached, or dask not installed;
+* 3 — internal error or a run ended early: a claim's ``measure`` raised, worker processes
+  kept dying, a point outran ``--point-timeout`` (a stopped or hung worker), the Dask
+  scheduler was lost mid-run or its cluster kept no worker (the points finished so far are
+  stored, ``run.json`` says ``"status": "interrupted"`` and the ``"reason"``; rerun to
+  resume), or a bug (traceback);
 * 130 — interrupted (Ctrl-C), 143 — terminated (SIGTERM): the points finished so far are
   stored and ``run.json`` says ``"status": "interrupted"``; rerun to resume.
 
@@ -27,6 +29,12 @@ recomputed.  Every JSON printed (``--json``) is strict: a non-finite number is `
 ``verify --scheduler tcp://HOST:PORT`` runs the points on an existing Dask cluster instead of
 ``--workers`` local processes (extra ``distributed``); the connection times out after Dask's
 ``distributed.comm.timeouts.connect`` (env ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``).
+
+``verify --point-timeout SECONDS`` ends the run (exit code 3) when a point runs longer than
+that on a worker (``--workers N`` or ``--scheduler``): a stopped (``SIGSTOP``) or hung worker
+would otherwise be waited on forever (a Dask cluster notices it only after its
+``worker-ttl``).  Default: the budget's (``verify.executor.POINT_TIMEOUT``: 30 min at smoke,
+2 h at standard, 8 h at full); 0 lifts the limit.
 
 Hidden option ``--catalogue MODULE:ATTRIBUTE`` (environment variable
 ``BILEVEL_THEORY_CATALOGUE``) on ``list``, ``verify`` and ``compare`` (default there: the one
@@ -46,6 +54,7 @@ from typing import Any
 import click
 
 from .claim import BUDGETS, KINDS, MUTANT_SEP, ROLES, VERDICTS, Claim
+from .executor import POINT_TIMEOUT
 from .store import dumps_strict
 
 CATALOGUE_ENV = "BILEVEL_THEORY_CATALOGUE"
@@ -182,6 +191,8 @@ def _check_papers(papers, claims) -> None:
     or a claim id prefix); ``ValueError`` listing the papers and a close match otherwise."""
     import difflib  # noqa: PLC0415
 
+    if not papers:  # nothing to check: the catalogue is not loaded for it
+        return
     names = sorted({c.paper for c in claims.values()})
     prefixes = sorted({cid.split(".")[0] for cid in claims})
     for p in papers:
@@ -210,7 +221,7 @@ def _select(patterns, paper, kind, role, verdict, catalogue, required: bool = Fa
     _check_papers(paper, claims)
     chosen = select(list(patterns), claims, paper=list(paper), kind=list(kind),
                     role=list(role), expected=list(verdict))
-    if required and claims and not chosen:
+    if required and not chosen and claims:
         given = [*patterns, *(f"--{k} {v}" for k, vs in (("paper", paper), ("kind", kind),
                                                          ("role", role), ("verdict", verdict))
                               for v in vs)]
@@ -394,9 +405,12 @@ def make_commands(after_verify: Callable[..., Any] | None = None) -> list[click.
     def show(claim_id, as_json, catalogue) -> None:
         """Everything about one claim: statement, source, law and its derivation, schedule,
         grids, window and its reason, mutants, expected verdict and reason."""
+        from .kit import READINGS  # noqa: PLC0415
         from .runner import _claim_of  # noqa: PLC0415
 
         info = claim_info(_claim_of(claim_id, catalogue))
+        # the texts of the readings it touches that a plug-in registered (register_paper)
+        info["readings"] = {r: READINGS[r] for r in info["touches"] if r in READINGS}
         if as_json:
             click.echo(dumps_strict(info, indent=1))
             return
@@ -419,6 +433,13 @@ def make_commands(after_verify: Callable[..., Any] | None = None) -> list[click.
                                    + (f" — {r['note']}" if r["note"] else ""))
             elif key in ("grid", "replicates"):
                 click.echo(f"{key}: " + "; ".join(f"{b} {v}" for b, v in value.items()))
+            elif key == "readings":  # printed under touches
+                continue
+            elif key == "touches" and value:
+                click.echo(f"touches: {value}")
+                for rid in value:
+                    if rid in info["readings"]:
+                        click.echo(f"  {rid}: {info['readings'][rid]}")
             elif value not in (None, "", [], ()):
                 click.echo(f"{key}: {value}")
 
@@ -438,6 +459,12 @@ def make_commands(after_verify: Callable[..., Any] | None = None) -> list[click.
                        "'bilevel-theory[distributed]')")
     @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0),
                   help="base seed (per-point seeds derive from it)")
+    @click.option("--point-timeout", "point_timeout", default=None, metavar="SECONDS",
+                  type=click.FloatRange(min=0),
+                  help="end the run (exit 3, finished points kept) when a point runs longer "
+                       "than this on a worker, e.g. one stopped or hung [default: "
+                       + ", ".join(f"{v:g} at {b}" for b, v in POINT_TIMEOUT.items())
+                       + "; 0: no limit]")
     @click.option("--report", "report", default=None, type=click.Path(file_okay=False),
                   help="also render a report into this directory")
     @click.option("--quiet", is_flag=True, help="no progress output")
@@ -459,8 +486,8 @@ def make_commands(after_verify: Callable[..., Any] | None = None) -> list[click.
                        "rademacher draws fastest)")
     @_catalogue_option
     def verify(patterns, paper, kind, role, verdict, budget, out, backend, workers, scheduler,
-               seed, report, quiet, mutants, repair, dry_run, as_json, noise, catalogue
-               ) -> None:
+               seed, point_timeout, report, quiet, mutants, repair, dry_run, as_json, noise,
+               catalogue) -> None:
         """Run the claims matching PATTERNS and the filters, and judge them; exit 1 if a
         verdict differs from its expected one (or a mutant is not caught)."""
         from bilevel_theory.problems.oracle import NOISE_DISTRIBUTIONS  # noqa: PLC0415
@@ -489,7 +516,8 @@ def make_commands(after_verify: Callable[..., Any] | None = None) -> list[click.
         results = run_suite(list(patterns) or None, budget=budget, out=out, backend=backend,
                             workers=workers, seed=seed, progress=not quiet,
                             catalogue=catalogue, scheduler=scheduler, mutants=mutants,
-                            claims=claims, noise_distribution=noise)
+                            claims=claims, noise_distribution=noise,
+                            point_timeout=point_timeout)
         differ = [r.to_dict() for r in results if not r.as_expected]
         entries = [r.to_dict() for r in attach_power(results)]
         if as_json:

@@ -17,8 +17,14 @@ task, or one whose future was cancelled by the cluster, is resubmitted under a f
 to ``resubmits`` times.  A task whose measure *raised* is retried ``retries`` times by Dask,
 then the error is raised in the parent (naming the claim, the point and the seed).  Every
 point is yielded, hence written, exactly once.  A client that loses its scheduler tries to
-reconnect for the connection timeout, then the run ends with a ``ConnectionError`` (the
-points already stored are kept; rerunning resumes).  A cluster that has no worker at all
+reconnect for the connection timeout, then the run ends with
+:class:`verify.executor.SchedulerLost` (the
+points already stored are kept; rerunning resumes) and exit code 3 on the command line.  A
+task that the scheduler reports running on a worker for more than ``point_timeout`` seconds
+(a worker stopped by ``SIGSTOP`` or hung, which the scheduler notices only after
+``worker-ttl``, 5 minutes by default) ends the run with :class:`verify.executor.PointTimeout`
+naming the claim, the point and the worker (whose process belongs to the cluster: it is not
+killed, the run's tasks are cancelled).  A cluster that has no worker at all
 (every worker lost, none ever joined) for ``no_workers_timeout`` seconds ends the run with
 :class:`verify.executor.WorkersLost` (default 60 s; environment
 ``BILEVEL_THEORY_NO_WORKERS_TIMEOUT``); a worker that joins within that time resumes the run.
@@ -38,7 +44,15 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .executor import Executor, Task, WorkersLost
+from .executor import (
+    Executor,
+    PointTimeout,
+    SchedulerLost,
+    Task,
+    WorkersLost,
+    check_point_timeout,
+    timeout_message,
+)
 
 EXTRA = "pip install 'bilevel-theory[distributed]'"
 POLL_SECONDS = 0.05
@@ -109,6 +123,17 @@ def _no_workers_timeout(value: float | None) -> float:
     return float(value)
 
 
+def _processing(client: Any) -> dict[str, str] | None:
+    """``task key -> worker address`` of the tasks running on the cluster's workers (``None``
+    when the scheduler cannot be asked)."""
+    if client.status != "running":
+        return None
+    try:
+        return {str(k): w for w, keys in client.processing().items() for k in keys}
+    except Exception:  # noqa: BLE001 - a lost scheduler is reported by the status check
+        return None
+
+
 def _count_workers(client: Any) -> int | None:
     """The number of workers the scheduler knows (``None`` when it cannot be asked)."""
     if client.status != "running":  # reconnecting: nothing to ask
@@ -127,12 +152,13 @@ class DaskExecutor(Executor):
     of a task lost with its workers (``KilledWorker``) or cancelled by the cluster;
     ``timeout``: seconds to connect (default: Dask's ``distributed.comm.timeouts.connect``);
     ``no_workers_timeout``: seconds the cluster may have no worker before the run ends
-    (default: environment ``BILEVEL_THEORY_NO_WORKERS_TIMEOUT``, else 60).
+    (default: environment ``BILEVEL_THEORY_NO_WORKERS_TIMEOUT``, else 60);
+    ``point_timeout``: seconds a task may run on a worker (``None``: no limit).
     """
 
     def __init__(self, scheduler: Any, *, retries: int = 2, resubmits: int = 2,
-                 timeout: float | None = None, no_workers_timeout: float | None = None
-                 ) -> None:
+                 timeout: float | None = None, no_workers_timeout: float | None = None,
+                 point_timeout: float | None = None) -> None:
         distributed = _import_distributed()
         self.retries = _check_count("retries", retries)
         self.resubmits = _check_count("resubmits", resubmits)
@@ -141,6 +167,8 @@ class DaskExecutor(Executor):
             raise ValueError(f"`timeout` must be a positive number of seconds, got {timeout!r}")
         self.timeout = timeout
         self.no_workers_timeout = _no_workers_timeout(no_workers_timeout)
+        self.point_timeout = (None if point_timeout is None
+                              else check_point_timeout(point_timeout, ""))
         if isinstance(scheduler, distributed.Client):
             self._client: Any = scheduler
             self._own = False
@@ -181,9 +209,29 @@ class DaskExecutor(Executor):
             pending[fut] = (i, attempt)
             return fut
 
-        def lost(what: str) -> ConnectionError:
-            return ConnectionError(f"{what} the dask scheduler at {self.address}; the points "
-                                   "finished so far are stored, rerun to resume")
+        def lost(what: str) -> SchedulerLost:
+            return SchedulerLost(f"{what} the dask scheduler at {self.address} after "
+                                 f"{len(written)} of {len(tasks)} points; the points finished "
+                                 "so far are stored, rerun to resume")
+
+        def check_running(now: float) -> None:  # PointTimeout for a task running too long
+            running = _processing(client)
+            if running is None:
+                return
+            keys = {fut.key: fut for fut in pending}
+            for key in list(since):
+                if key not in running:
+                    del since[key]
+            for key in running:
+                if key in keys:
+                    since.setdefault(key, now)
+            if since:
+                key = min(since, key=since.__getitem__)
+                if now - since[key] > self.point_timeout:
+                    raise PointTimeout(timeout_message(
+                        tasks[pending[keys[key]][0]], self.point_timeout,
+                        f"running for {now - since[key]:.1f} s on the dask worker "
+                        f"{running[key]} of {self.address}; the run's tasks were cancelled"))
 
         # results are fetched by as_completed as tasks finish (a finished point's rows are in
         # the parent before anything else can lose them); polled, so that a client that lost
@@ -192,9 +240,14 @@ class DaskExecutor(Executor):
         futures = as_completed([submit(i, 0) for i in range(len(tasks))], loop=client.loop,
                                with_results=True, raise_errors=False)
         written: set[int] = set()
+        since: dict[str, float] = {}  # running task key -> when first seen running
+        next_running = 0.0  # when the running tasks are next asked for (point timeout)
         next_check, idle_since = 0.0, None  # when the cluster was first seen without workers
         try:
             while pending:
+                if self.point_timeout is not None and time.monotonic() >= next_running:
+                    next_running = time.monotonic() + WORKER_CHECK_SECONDS
+                    check_running(time.monotonic())
                 if not futures.has_ready():
                     if client.status in ("closing", "closed"):
                         raise lost("lost the connection to")

@@ -11,12 +11,13 @@ A paper's claims module (``verify/claims/<paper>.py``, or a third-party package'
     ]
 
 :data:`PAPERS` holds the five papers' citations ("Authors, venue year", arXiv id); a new paper
-adds an entry with :func:`register_paper` (or passes ``citation=`` to :class:`PaperClaims`).
+adds an entry with :func:`register_paper` (or passes ``citation=`` to :class:`PaperClaims`),
+with its readings (:data:`READINGS`) and the module of its bounds when it is a plug-in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,10 +45,48 @@ class Paper:
 
 
 PAPERS: dict[str, Paper] = {}
+#: reading id → its text, for the papers registered with ``readings`` (a plug-in's: the
+#: built-in papers' readings are in ``docs/papers/<key>.md``)
+READINGS: dict[str, str] = {}
+_READINGS_OF: dict[str, tuple[str, ...]] = {}  # paper key → its reading ids
 
 
-def register_paper(key: str, name: str, citation: str, arxiv: str = "") -> Paper:
-    """Add (or replace) a paper in :data:`PAPERS`; returns it."""
+def register_paper(key: str, name: str, citation: str, arxiv: str = "", *,
+                   readings: Mapping[str, str] | None = None,
+                   bounds: str | None = None) -> Paper:
+    """Add (or replace) a paper in :data:`PAPERS`; returns it.
+
+    ``readings``: ``{id: text}``, the readings a plug-in takes of its paper (the ids its
+    claims' ``touches`` name, e.g. ``"TOY-R1"``), kept in :data:`READINGS` for ``show`` and
+    the reports.  ``bounds``: the name of a module defining ``bounds() -> list[Bound]`` (its
+    theorems' bounds, for ``kit.law``), added with ``rates.register_bounds`` and imported
+    only when a bound is first read.  Neither imports the plug-in's modules now, so a plug-in
+    can call this from its package's ``__init__`` without importing its claims."""
+    for label, value in (("key", key), ("name", name), ("citation", citation)):
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError(f"`{label}` must be a non-empty string, got {value!r}")
+    readings = dict(readings or {})
+    bad = [k for k, v in readings.items() if not (isinstance(k, str) and k.strip()
+                                                  and isinstance(v, str) and v.strip())]
+    if bad:
+        raise ValueError(f"`readings` must map reading ids to their texts (non-empty "
+                         f"strings); got {bad[0]!r}: {readings[bad[0]]!r}")
+    taken = {r: k for k, ids in _READINGS_OF.items() if k != key for r in ids}
+    clash = sorted(r for r in readings if r in taken)
+    if clash:
+        raise ValueError(f"`readings` ids already registered by paper {taken[clash[0]]!r}: "
+                         f"{clash}")
+    if bounds is not None and (not isinstance(bounds, str) or not bounds.strip()):
+        raise ValueError(f"`bounds` must be a module name (it defines bounds()), got "
+                         f"{bounds!r}")
+    if bounds is not None:
+        from bilevel_theory import rates  # noqa: PLC0415
+
+        rates.register_bounds(bounds)
+    for r in _READINGS_OF.pop(key, ()):
+        READINGS.pop(r, None)
+    READINGS.update(readings)
+    _READINGS_OF[key] = tuple(readings)
     PAPERS[key] = Paper(key, name, citation, arxiv)
     return PAPERS[key]
 
@@ -106,5 +145,5 @@ def ledger_totals(trace: Any, fields: Iterable[str] = LEDGER_TOTALS) -> dict[str
     return {k: per_replicate(totals[k], trace.replicates) for k in fields}
 
 
-__all__ = ["LEDGER_TOTALS", "PAPERS", "Paper", "PaperClaims", "law", "ledger_totals",
+__all__ = ["LEDGER_TOTALS", "PAPERS", "READINGS", "Paper", "PaperClaims", "law", "ledger_totals",
            "per_budget", "per_replicate", "register_paper"]

@@ -19,8 +19,12 @@ is the only writer of the store (and holds its writer lock, see :mod:`verify.sto
 finished point is appended as it arrives.  The pool's workers die with the parent and ignore
 Ctrl-C; a worker that dies breaks the pool, which is restarted with the unfinished points (a
 point in flight through more than ``retries`` deaths ends the run with :class:`WorkersLost`).
-An interruption (``KeyboardInterrupt``) stops the workers at once, keeps every stored point
-and marks ``run.json`` ``"status": "interrupted"``; ``summary.json`` is removed when a run
+A point running on a worker for more than the point timeout (``--point-timeout``, by default
+the budget's :data:`verify.executor.POINT_TIMEOUT`) ends the run with :class:`PointTimeout`
+and kills the pool's workers (``SIGKILL`` also ends a stopped, ``SIGSTOP``-ed, worker, which
+``SIGTERM`` would not).  An interruption (``KeyboardInterrupt``) stops the workers at once,
+keeps every stored point and marks ``run.json`` ``"status": "interrupted"`` (so does a lost
+worker, point or scheduler, with the ``"reason"``); ``summary.json`` is removed when a run
 starts and written when it completes, so it is never stale.
 :func:`make_executor` is the single place where an executor is chosen; with a ``scheduler``
 (``--scheduler tcp://HOST:PORT``) it is :class:`verify.distributed.DaskExecutor`, which submits
@@ -59,7 +63,14 @@ from bilevel_theory.problems.oracle import (
 
 from .claim import BUDGETS, MUTANT_SEP, Claim
 from .claims import is_registered_at_runtime, load, select
-from .executor import Executor, Task, WorkersLost
+from .executor import (
+    Executor,
+    PointTimeout,
+    Task,
+    WorkersLost,
+    check_point_timeout,
+    timeout_message,
+)
 from .fit import N_BOOT, Fit
 from .store import ResultsStore, versions
 from .verdict import assess
@@ -329,12 +340,27 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _worker_init(parent: int) -> None:
-    """A pool worker: dies with its parent; ignores Ctrl-C (the parent stops the pool)."""
+#: in a pool worker: the shared array where each point's start time is written
+_point_starts: Any = None
+
+
+def _worker_init(parent: int, starts: Any = None) -> None:
+    """A pool worker: dies with its parent; ignores Ctrl-C (the parent stops the pool);
+    writes when it starts each point into ``starts`` (shared with the parent)."""
     import signal  # noqa: PLC0415
 
+    global _point_starts
+    _point_starts = starts
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent(parent)
+
+
+def _timed(fn: Callable[[Task], list[dict]], i: int, task: Task) -> list[dict]:
+    """Run ``fn(task)`` in a pool worker, first writing the start time of task number ``i``
+    (``time.monotonic``, system-wide) for the parent's point timeout."""
+    if _point_starts is not None:
+        _point_starts[i] = time.monotonic()
+    return fn(task)
 
 
 class ProcessPoolExecutor(Executor):
@@ -346,17 +372,23 @@ class ProcessPoolExecutor(Executor):
     worker dies (killed, out of memory) the pool breaks: the points that finished are kept,
     the pool is restarted and the unfinished points are resubmitted; a point that was in
     flight when workers died more than ``retries`` times ends the run with
-    :class:`WorkersLost` naming it.
+    :class:`WorkersLost` naming it.  A point running for more than ``point_timeout`` seconds
+    (``None``: no limit; timed from when a worker starts it, :func:`_timed`) ends the run with
+    :class:`PointTimeout` naming it, and :meth:`close` kills every worker (``SIGKILL``, which
+    also ends a stopped one).
     """
 
     #: how often the pool's state is sampled (which points are in flight when a worker dies)
     POLL_SECONDS = 0.2
 
-    def __init__(self, workers: int, retries: int = 2) -> None:
+    def __init__(self, workers: int, retries: int = 2, point_timeout: float | None = None
+                 ) -> None:
         self.workers = workers
         if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
             raise ValueError(f"`retries` must be a non-negative integer, got {retries!r}")
         self.retries = retries
+        self.point_timeout = (None if point_timeout is None
+                              else check_point_timeout(point_timeout, ""))
         self.restarts = 0
         self._pool: cf.ProcessPoolExecutor | None = None
         self._finished = True
@@ -366,7 +398,7 @@ class ProcessPoolExecutor(Executor):
     #: running a multi-threaded BLAS on the same cores stall one another (measured up to 100×)
     BLAS_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
-    def _start(self, size: int) -> cf.ProcessPoolExecutor:
+    def _start(self, size: int, starts: Any) -> cf.ProcessPoolExecutor:
         if not self._saved:
             # workers start on demand, so the variables stay set until close() (the parent's
             # own BLAS is already loaded and unaffected)
@@ -374,7 +406,7 @@ class ProcessPoolExecutor(Executor):
             os.environ.update({k: "1" for k in self.BLAS_ENV})
         self._pool = cf.ProcessPoolExecutor(
             max_workers=size, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_worker_init, initargs=(os.getpid(),))
+            initializer=_worker_init, initargs=(os.getpid(), starts))
         return self._pool
 
     def run(self, fn, tasks):
@@ -385,14 +417,23 @@ class ProcessPoolExecutor(Executor):
         self._finished = False
         pending = dict(enumerate(tasks))  # task number -> task, not yet yielded
         lost: dict[int, int] = {}  # task number -> times its workers died under it
+        # when a worker started each task (0: not started); written by the workers only
+        starts = multiprocessing.get_context("spawn").RawArray("d", len(tasks))
         while pending:
-            pool = self._start(min(self.workers, len(pending)))
-            futures = {pool.submit(fn, t): i for i, t in pending.items()}
+            for i in pending:
+                starts[i] = 0.0
+            pool = self._start(min(self.workers, len(pending)), starts)
+            futures = {pool.submit(_timed, fn, i, t): i for i, t in pending.items()}
             not_done, broken, in_flight = set(futures), False, set()
+            progress = 0.0  # when a point of this pool was last seen finished (0: none yet)
             while not_done:
-                in_flight = {futures[f] for f in not_done if f.running()}
+                running = [futures[f] for f in not_done if f.running()]
+                in_flight = set(running)
+                if self.point_timeout is not None:
+                    self._check_timeout(tasks, running, starts, progress)
                 done, not_done = cf.wait(not_done, timeout=self.POLL_SECONDS,
                                          return_when=cf.FIRST_COMPLETED)
+                progress = time.monotonic() if done else progress
                 for fut in done:
                     err = fut.exception()
                     if isinstance(err, BrokenProcessPool):
@@ -433,16 +474,50 @@ class ProcessPoolExecutor(Executor):
                           f"(restart {self.restarts})", RuntimeWarning, stacklevel=2)
         self._finished = True
 
+    def _check_timeout(self, tasks: Sequence[Task], running: list[int], starts: Any,
+                       progress: float) -> None:
+        """:class:`PointTimeout` when the oldest point a worker started has run longer than
+        the point timeout, or when the points handed to the workers were none started and
+        none finished for that long (a worker stopped while taking a point stalls the
+        pool's queue; while the workers start up, ``progress`` is 0: not timed)."""
+        now = time.monotonic()
+        started = [i for i in running if starts[i] > 0]
+        if started:
+            i = min(started, key=starts.__getitem__)
+            detail = f"running for {now - starts[i]:.1f} s in a local worker process"
+            seconds = now - starts[i]
+        elif running and progress > 0:
+            i, seconds = running[0], now - progress
+            detail = (f"handed to the local workers, which started no point and finished "
+                      f"none for {seconds:.1f} s")
+        else:
+            return
+        if seconds > self.point_timeout:
+            raise PointTimeout(timeout_message(tasks[i], self.point_timeout,
+                                               f"{detail}; every worker was killed"))
+
+    #: seconds the workers of a finished run have to exit before they are killed (a stopped
+    #: worker never reads the pool's request to exit)
+    EXIT_SECONDS = 5.0
+
     def _shutdown(self, kill: bool) -> None:
         pool, self._pool = self._pool, None
         if pool is None:
             return
-        if kill:  # interrupted or broken: stop the workers now, not after their points
-            for proc in list(getattr(pool, "_processes", {}).values()):
-                try:
+        procs = list(getattr(pool, "_processes", {}).values())
+        if not kill:  # every point is in: the workers exit, or are killed after EXIT_SECONDS
+            pool.shutdown(wait=False, cancel_futures=True)
+            deadline = time.monotonic() + self.EXIT_SECONDS
+            for proc in procs:
+                proc.join(max(0.0, deadline - time.monotonic()))
+        # interrupted, broken or timed out: stop the workers now, not after their points
+        # (SIGKILL, which also ends a stopped worker: SIGTERM would wait for SIGCONT)
+        for proc in procs:
+            try:
+                if proc.is_alive():
                     proc.kill()
-                except Exception:  # noqa: BLE001 - already gone
-                    pass
+            except Exception:  # noqa: BLE001 - already gone
+                pass
         pool.shutdown(wait=True, cancel_futures=True)
 
     def close(self) -> None:
@@ -456,12 +531,28 @@ class ProcessPoolExecutor(Executor):
         self._saved = {}
 
 
-def make_executor(workers: int = 1, scheduler: Any = None) -> Executor:
+def _point_limit(point_timeout: Any, budget: str, workers: int, scheduler: Any
+                 ) -> float | None:
+    """The point timeout in seconds (:func:`verify.executor.check_point_timeout`); one given
+    for a run in process (``workers=1``, no ``scheduler``) is warned about: nothing times it."""
+    limit = check_point_timeout(point_timeout, budget)
+    if point_timeout and workers == 1 and scheduler is None:
+        import warnings  # noqa: PLC0415
+
+        warnings.warn("`point_timeout` limits the points run by worker processes (workers ≥ 2 "
+                      "or a scheduler); a point run in this process is not timed",
+                      RuntimeWarning, stacklevel=3)
+    return limit
+
+
+def make_executor(workers: int = 1, scheduler: Any = None,
+                  point_timeout: float | None = None) -> Executor:
     """The executor for ``workers`` local processes, or, with ``scheduler`` (an address
     ``tcp://HOST:PORT`` or a ``distributed.Client``), a :class:`verify.distributed.DaskExecutor`
     on that Dask cluster (``workers`` must then stay 1: the cluster's workers run the points).
     Without dask installed, a ``scheduler`` raises ``DistributedUnavailable`` (a ``ValueError``
-    naming the extra ``distributed``)."""
+    naming the extra ``distributed``).  ``point_timeout``: seconds a point may run on a worker
+    (``None``: no limit; in process, ``workers=1``, there is no worker to stop)."""
     if isinstance(workers, bool) or not isinstance(workers, int | np.integer) or workers < 1:
         raise ValueError(f"`workers` must be an integer ≥ 1, got {workers!r}")
     if scheduler is not None:
@@ -471,8 +562,10 @@ def make_executor(workers: int = 1, scheduler: Any = None) -> Executor:
                              "`workers` at 1)")
         from .distributed import DaskExecutor  # noqa: PLC0415
 
-        return DaskExecutor(scheduler)
-    return SerialExecutor() if workers == 1 else ProcessPoolExecutor(int(workers))
+        return DaskExecutor(scheduler, point_timeout=point_timeout)
+    if workers == 1:
+        return SerialExecutor()
+    return ProcessPoolExecutor(int(workers), point_timeout=point_timeout)
 
 
 def _progress(total: int, enabled: bool, desc: str):
@@ -698,7 +791,8 @@ def _claim_of(claim: Claim | str, catalogue: str | None) -> Claim:
 def check(claim: Claim | str, budget: str = "smoke", seed: int = 0, backend: str = "numpy",
           store: ResultsStore | str | os.PathLike | None = None, *, workers: int = 1,
           catalogue: str | None = None, progress: bool = False, n_boot: int = N_BOOT,
-          scheduler: Any = None, noise_distribution: str = "gaussian") -> Result:
+          scheduler: Any = None, noise_distribution: str = "gaussian",
+          point_timeout: float | None = None) -> Result:
     """Run ``claim`` (a :class:`Claim` or an id) at ``budget`` and judge it.
 
     With ``store`` (a :class:`ResultsStore` or a directory), points already stored are reused
@@ -706,14 +800,17 @@ def check(claim: Claim | str, budget: str = "smoke", seed: int = 0, backend: str
     processes, or a Dask cluster at ``scheduler`` (see :func:`make_executor`).
     ``noise_distribution``: the oracles' law where an instance chooses none
     (:func:`~bilevel_theory.problems.oracle.default_noise_distribution`; part of the config
-    hash when not Gaussian).
+    hash when not Gaussian).  ``point_timeout``: seconds a point may run on a worker before
+    the run ends with :class:`PointTimeout` (default: the budget's,
+    :data:`verify.executor.POINT_TIMEOUT`; 0: no limit).
     """
     _check_budget(budget)
     seed = _check_seed(seed)
     _check_backend(backend)
     noise = check_noise_distribution(noise_distribution)
+    limit = _point_limit(point_timeout, budget, workers, scheduler)
     claim = _claim_of(claim, catalogue).for_backend(backend)
-    executor = make_executor(workers, scheduler)
+    executor = make_executor(workers, scheduler, limit)
     if store is None:
         stored: dict[int, list[dict]] = {}
         tasks = _tasks(claim, budget, seed, backend, catalogue, (), noise)
@@ -740,7 +837,8 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
               *, catalogue: str | None = None, scheduler: Any = None,
               n_boot: int = N_BOOT, costs: bool | None = None,
               mutants: bool = False, claims: Sequence[Claim] | None = None,
-              noise_distribution: str = "gaussian") -> list[Result]:
+              noise_distribution: str = "gaussian",
+              point_timeout: float | None = None) -> list[Result]:
     """Run every claim matching ``pattern`` into ``out`` (resuming), judge, and write
     ``out/summary.json`` and ``out/run.json``.  Returns the results in catalogue order.
     Points run on ``workers`` local processes, or on the Dask cluster at ``scheduler``
@@ -751,18 +849,23 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
     the claims' (each mutant's ``as_expected`` says whether the claim caught it) and folded
     into the claims' ``power`` in ``summary.json``.  ``claims``: run these (already selected,
     e.g. with filters) instead of ``select(pattern)``.  ``noise_distribution``: as in
-    :func:`check` (the per-algorithm costs run only with the Gaussian default)."""
+    :func:`check` (the per-algorithm costs run only with the Gaussian default).
+    ``point_timeout``: as in :func:`check`.  A run that ends early (:class:`WorkersLost`,
+    :class:`PointTimeout`, :class:`SchedulerLost`, Ctrl-C) keeps the points finished and marks
+    ``run.json`` ``"status": "interrupted"`` with its ``"reason"``; one whose measure raised,
+    ``"failed"``."""
     started = time.perf_counter()
     _check_budget(budget)
     seed = _check_seed(seed)
     _check_backend(backend)
     noise = check_noise_distribution(noise_distribution)
+    limit = _point_limit(point_timeout, budget, workers, scheduler)
     if claims is None:
         claims = select(pattern, load(catalogue))
     claims = [c.for_backend(backend) for c in claims]
     if mutants:
         claims += [m for c in claims for m in c.mutated()]
-    executor = make_executor(workers, scheduler)
+    executor = make_executor(workers, scheduler, limit)
     store = ResultsStore(out)
     store.ensure_writable()
     # one writer per results directory (a second run there is refused: StoreInUse)
@@ -771,7 +874,7 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
             "date": datetime.now(UTC).isoformat(timespec="seconds"),
             "package_version": versions()["bilevel-theory"], "backend": backend, "budget": budget,
             "seed": seed, "pattern": pattern, "catalogue": catalogue, "workers": int(workers),
-            "mutants": bool(mutants), "noise_distribution": noise,
+            "mutants": bool(mutants), "noise_distribution": noise, "point_timeout": limit,
             "scheduler": getattr(executor, "address", None),
             "claims": [c.id for c in claims], "status": "running",
             "machine": {"platform": platform.platform(), "processor": platform.machine(),
@@ -801,7 +904,13 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
         try:
             worker_peak = _execute(tasks, executor, store.append_point, progress, "verify")
         except KeyboardInterrupt:
-            _write_json(Path(out) / RUN, {**meta, "status": "interrupted"})
+            _write_json(Path(out) / RUN, {**meta, "status": "interrupted",
+                                          "reason": "interrupted (Ctrl-C or SIGTERM)"})
+            raise
+        except Exception as err:  # run.json says why the run ended; the stored points stay
+            status = "interrupted" if isinstance(err, WorkersLost) else "failed"
+            _write_json(Path(out) / RUN, {**meta, "status": status,
+                                          "reason": f"{type(err).__name__}: {err}"})
             raise
         results = [evaluate(c, budget, store.points(c.id, budget, config_hash(c, budget, noise), seed,
                                                     backend), seed, n_boot)

@@ -9,6 +9,11 @@ The catalogue (:data:`CLAIMS`, ``id -> Claim``, collected on first use) is the u
   to a list or mapping of claims, a module with ``CLAIMS``, or a callable returning claims);
 * claims added at run time with :func:`register_claims`.
 
+A lookup by id, or :func:`select` with patterns whose text before the first ``.`` names a
+paper (``"afbo.*"``, ``"fednest.bilevel_rate"``), imports only that paper's modules
+(:data:`PREFIX_MODULES`), the modules missing from that map, the plug-ins and the registered
+claims: ``bilevel-theory list 'afbo.*'`` does not import the other papers' claims.
+
 ``ID@MUTANT`` names claim ``ID`` under one of its mutants (:meth:`Claim.under`).  ``demo``
 holds synthetic claims (``DEMO_CLAIMS``) with known truths, for the toolkit's own tests and as
 examples; they are kept out of the papers' catalogue.
@@ -26,7 +31,7 @@ import fnmatch
 import importlib
 import pkgutil
 import types
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from importlib.metadata import entry_points
 
 from ..claim import KINDS, MUTANT_SEP, ROLES, VERDICTS, Claim
@@ -40,7 +45,7 @@ def resolve(claims: Mapping[str, Claim], key: str) -> Claim:
     when either is unknown)."""
     base, sep, mutant = str(key).partition(MUTANT_SEP)
     claim = dict.get(claims, base) if isinstance(claims, dict) else (
-        claims._load().get(base) if isinstance(claims, Catalogue) else None)
+        _lookup(claims, base) if isinstance(claims, Catalogue) else None)
     if claim is None:
         raise KeyError(key)
     if not sep:
@@ -48,6 +53,12 @@ def resolve(claims: Mapping[str, Claim], key: str) -> Claim:
     if mutant not in {m.name for m in claim.mutants}:
         raise KeyError(key)
     return claim.under(mutant)
+
+
+def _lookup(catalogue: Catalogue, cid: str) -> Claim | None:
+    """Claim ``cid`` of ``catalogue``, importing only its prefix's modules where it can."""
+    claim = catalogue.narrowed({cid.lower().partition(".")[0]}).get(cid)
+    return claim if claim is not None else catalogue._load().get(cid)
 
 
 class Claims(dict):
@@ -131,44 +142,121 @@ def _plugin_claims() -> Iterator[tuple[str, Claims]]:
         yield origin, _claims_of(loaded, origin)
 
 
-def collect() -> Claims:
-    """The catalogue, as ``id -> Claim``: the papers' modules (sorted by module, then
-    order), then installed plug-ins' entry points, then :func:`register_claims`."""
-    out = Claims()
+#: id prefix → the modules of this package whose claims carry it.  A pattern that names
+#: prefixes imports only their modules (and the modules missing from this map, installed
+#: plug-ins and registered claims); tests check the map against the modules' claims.
+PREFIX_MODULES: dict[str, tuple[str, ...]] = {
+    "afbo": ("afbo",), "fedmbo": ("fedmbo",), "fednest": ("fednest",),
+    "lfednest": ("fednest",), "gao": ("gao", "gao_kappa"), "memfbo": ("memfbo",)}
 
-    def add(claims: Mapping[str, Claim], origin: str) -> None:
-        for cid, claim in claims.items():
+_GLOB = "*?["
+
+
+def _module_names() -> list[str]:
+    """The claims modules of this package, sorted (``_*``, ``test*`` and ``demo`` left out)."""
+    return sorted(info.name for info in pkgutil.iter_modules(__path__)
+                  if not (info.name.startswith("_") or info.name in EXCLUDED
+                          or info.name.startswith("test")))
+
+
+def _module_claims(name: str) -> Claims | None:
+    """The ``CLAIMS`` of module ``name`` of this package (``None``: it has none)."""
+    module = importlib.import_module(f"{__name__}.{name}")
+    if getattr(module, "CLAIMS", None) is None:
+        return None
+    return _claims_of(module, module.__name__)
+
+
+def _merge(parts: Iterable[tuple[str, Mapping[str, Claim] | None]]) -> Claims:
+    """One :class:`Claims` from ``(origin, claims)`` parts, in order; a repeated id is an
+    error naming where it came from."""
+    out = Claims()
+    for origin, claims in parts:
+        for cid, claim in (claims or {}).items():
             if cid in out:
                 raise ValueError(f"duplicate claim id {cid!r} (in {origin})")
             out[cid] = claim
-
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_") or info.name in EXCLUDED or info.name.startswith("test"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        if getattr(module, "CLAIMS", None) is not None:
-            add(_claims_of(module, module.__name__), module.__name__)
-    for origin, claims in _plugin_claims():
-        add(claims, origin)
-    add(_REGISTERED, "register_claims")
     return out
+
+
+def _parts(modules: Iterable[str] | None = None,
+           get: Callable[[str], Claims | None] = _module_claims,
+           plugins: Callable[[], Iterable[tuple[str, Claims]]] = _plugin_claims,
+           ) -> Iterator[tuple[str, Claims | None]]:
+    """The catalogue's parts in order: the modules (all, or those named), the plug-ins' entry
+    points, then :func:`register_claims`."""
+    for name in _module_names():
+        if modules is None or name in modules:
+            yield f"{__name__}.{name}", get(name)
+    yield from plugins()
+    yield "register_claims", _REGISTERED
+
+
+def collect() -> Claims:
+    """The catalogue, as ``id -> Claim``: the papers' modules (sorted by module, then
+    order), then installed plug-ins' entry points, then :func:`register_claims`."""
+    return _merge(_parts())
+
+
+def pattern_prefixes(pattern: str) -> set[str] | None:
+    """The id prefixes a claim matching ``pattern`` can have, or ``None`` (any): a glob
+    whose text before its first ``.`` is literal (``"afbo.*"`` → ``{"afbo"}``), or a
+    substring whose text before its first ``.`` is a paper's key (``"fednest.cor31"`` →
+    the keys ending in it: ``{"fednest", "lfednest"}``)."""
+    p = str(pattern).lower().partition(MUTANT_SEP)[0]
+    head, dot, _ = p.partition(".")
+    if not dot or not head or any(ch in head for ch in _GLOB):
+        return None
+    if any(ch in p for ch in _GLOB):
+        return {head}
+    return {k for k in PREFIX_MODULES if k.endswith(head)} if head in PREFIX_MODULES else None
 
 
 class Catalogue(Mapping):
     """The papers' claims, ``id -> Claim``, collected on first use (so ``import verify`` stays
-    cheap and a claims module under construction does not break unrelated commands)."""
+    cheap and a claims module under construction does not break unrelated commands).  A
+    lookup by id, or :func:`select` with patterns that name prefixes, imports only the
+    modules of those prefixes (:data:`PREFIX_MODULES`); the ids and their order are those of
+    the whole catalogue."""
 
     def __init__(self) -> None:
         self._claims: Claims | None = None
+        self._modules: dict[str, Claims | None] = {}
+        self._plugins: list[tuple[str, Claims]] | None = None
+        self._narrowed: dict[frozenset[str], Claims] = {}
+
+    def _module(self, name: str) -> Claims | None:
+        if name not in self._modules:
+            self._modules[name] = _module_claims(name)
+        return self._modules[name]
+
+    def _plugin_parts(self) -> list[tuple[str, Claims]]:
+        if self._plugins is None:
+            self._plugins = list(_plugin_claims())
+        return self._plugins
 
     def _load(self) -> Claims:
         if self._claims is None:
-            self._claims = collect()
+            self._claims = _merge(_parts(None, self._module, self._plugin_parts))
         return self._claims
+
+    def narrowed(self, prefixes: Iterable[str] | None) -> Claims:
+        """The claims whose id prefix is one of ``prefixes`` can only come from: their
+        modules, the modules missing from :data:`PREFIX_MODULES`, the plug-ins and the
+        registered claims (in catalogue order; ``None``: the whole catalogue)."""
+        if prefixes is None or self._claims is not None:
+            return self._load()
+        key = frozenset(prefixes)
+        if key not in self._narrowed:
+            mapped = {m for mods in PREFIX_MODULES.values() for m in mods}
+            wanted = {m for p in key for m in PREFIX_MODULES.get(p, ())}
+            modules = wanted | (set(_module_names()) - mapped)
+            self._narrowed[key] = _merge(_parts(modules, self._module, self._plugin_parts))
+        return self._narrowed[key]
 
     def reload(self) -> None:
         """Forget the collected claims (collected again on next use)."""
-        self._claims = None
+        self._claims, self._modules, self._plugins, self._narrowed = None, {}, None, {}
 
     def __getitem__(self, key: str) -> Claim:
         return resolve(self, key)
@@ -247,10 +335,23 @@ def select(pattern: str | Sequence[str] | None = None,
         if not isinstance(p, str):
             raise TypeError(f"`pattern` must be a string, got {type(p).__name__}")
     patterns = [p for p in patterns if p]
-    kinds = _check_filter("kind", kind, KINDS)
-    roles = _check_filter("role", role, ROLES)
-    verdicts = _check_filter("expected", expected, VERDICTS)
-    papers = [paper.lower()] if isinstance(paper, str) else [p.lower() for p in paper or ()]
+    filters = {"kinds": _check_filter("kind", kind, KINDS),
+               "roles": _check_filter("role", role, ROLES),
+               "verdicts": _check_filter("expected", expected, VERDICTS),
+               "papers": [paper.lower()] if isinstance(paper, str) else
+               [p.lower() for p in paper or ()]}
+    if isinstance(claims, Catalogue) and patterns and not filters["papers"]:
+        prefixes = [pattern_prefixes(p) for p in patterns]
+        if all(prefixes):  # only the modules of these prefixes
+            try:
+                return _select(claims.narrowed(set().union(*prefixes)), patterns, **filters)
+            except ValueError:  # no match there: the whole catalogue gives the close matches
+                pass
+    return _select(claims, patterns, **filters)
+
+
+def _select(claims: Mapping[str, Claim], patterns: list[str], *, kinds: set[str],
+            roles: set[str], verdicts: set[str], papers: list[str]) -> list[Claim]:
     chosen = []
     for cid, c in claims.items():
         if patterns and not any(_matches(c, p) for p in patterns):

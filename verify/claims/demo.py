@@ -9,9 +9,9 @@ kill) and show how a claim is written.  They are **not** part of the papers' cat
         --catalogue bilevel_theory.verify.claims.demo:DEMO_CLAIMS
 
 Every measure is exact in distribution, so the truth is known: e.g. the squared norm of the
-average of ``n`` i.i.d. standard normal vectors in ``R^d`` has mean ``d/n`` exactly (a
-variance ∝ 1/n, like the PHE's averaged variance, FedMBO Prop. 3).  The measures compute on the
-host with numpy whatever ``backend`` says (they are synthetic).
+average of ``n`` i.i.d. standard normal vectors in ``R^d`` has mean ``d/n`` exactly (a variance
+∝ 1/n, like the PHE's averaged variance: Huang, Zhang & Ji, ICML 2023, Prop. 3).  The measures
+compute on the host with numpy whatever ``backend`` says (they are synthetic).
 """
 
 from __future__ import annotations

@@ -71,7 +71,8 @@ RESULTS = (
            r"\mathbb{E}\|x^t - x^*\|^2 = O(1/T)", ("T",), headline=True,
            claims=("afbo.strongly_convex_rate", "afbo.strongly_convex_rate_random_truncation")),
     Result("afbo.cor4.1.sc_y", "corollary", "Cor 4.1 (strongly convex, lower level)",
-           r"\mathbb{E}\|y^*(x^t) - y^t\|^2 = O(1/T)", ("T",), headline=True),
+           r"\mathbb{E}\|y^*(x^t) - y^t\|^2 = O(1/T)", ("T",), headline=True,
+           claims=("afbo.strongly_convex_lower_level_rate",)),
     Result("afbo.cor4.1.nc", "corollary", "Cor 4.1 (nonconvex)",
            r"\eta_t = \sqrt{m/T} \Rightarrow \frac1T\sum_t\mathbb{E}\|\nabla f(x^t)\|^2 \le "
            r"O\Big(\frac{1}{\sqrt{mT}} + \frac{1}{m\sqrt{mT}} + \frac1T\Big)", ("T", "n"),

@@ -21,7 +21,8 @@ RESULTS = (
            r"\Big(\frac{\kappa_g - 1}{\kappa_g}\Big)^N", ("N", "κ"),
            claims=("fednest.ihgp_bias_vs_N", "fednest.released_bias_vs_N")),
     Result("fednest.lemma2.2.moment", "lemma", "Lemma 2.2, eq. (14)",
-           r"\mathbb{E}_{\mathcal W}\|[\nabla^2_y g]^{-1} - \hat H_y\| \le 2/\mu_g", ("N", "κ")),
+           r"\mathbb{E}_{\mathcal W}\|[\nabla^2_y g]^{-1} - \hat H_y\| \le 2/\mu_g", ("N", "κ"),
+           claims=("fednest.ihgp_deviation_bound", "fednest.ihgp_deviation_noisy")),
     Result("fednest.lemma2.2.b", "lemma", "Lemma 2.2, eq. (15)",
            r"\|\mathbb{E}_{\mathcal W}[h_i^I(x,y)] - \bar\nabla^I f_i(x,y)\| \le b,\quad "
            r"b = \kappa_g\ell_{f,1}((\kappa_g-1)/\kappa_g)^N", ("N", "κ"),

@@ -18,8 +18,7 @@ _KAPPA_SWEPT = ("κ is swept by gao.kappa_localbsgm_iterations (κ = 2.5–6, T 
                 "truncation terms only: whether κ⁵ iterations suffice from a far start needs "
                 "Thm 1's own step constants, 10⁵–10⁶ iterations per sweep point (GAO-R7), out "
                 "of reach on this machine")
-_KAPPA_VR_SWEPT = ("n: no claim sweeps K for LocalBSGVRM yet; κ is swept by "
-                   "gao.kappa_localbsgvrm_iterations (κ = 2.5–8, T ∝ κ³, "
+_KAPPA_VR_SWEPT = ("κ is swept by gao.kappa_localbsgvrm_iterations (κ = 2.5–8, T ∝ κ³, "
                    "Q ∝ κ log 1/ε, Thm 2's α ∝ L̂², η_t ∝ 1/L̂, Remark 3's ρ₁ ∝ κ⁻² with "
                    "constants fixed at κ = 2.5) from the solution, which tests the κ-growth of "
                    "Thm 2's noise and truncation terms only: whether κ³ iterations suffice "
@@ -83,7 +82,7 @@ RESULTS = (
            r"\alpha = \beta = O(\hat L^2/K^2),\ T = O(\kappa^3/(K\epsilon^{3/2})),\ "
            r"p = O(1/(K\epsilon^{1/2})),\ Q = O(\log(1/\epsilon)) \Rightarrow A \le \epsilon",
            ("ε", "n", "κ"), headline=True,
-           claims=("gao.localbsgvrm_iterations_vs_epsilon",
+           claims=("gao.localbsgvrm_iterations_vs_epsilon", "gao.localbsgvrm_linear_speedup",
                    "gao.localbsgvrm_heterogeneous_floor", "gao.kappa_localbsgvrm_iterations"),
            sweeps={"gao.localbsgvrm_iterations_vs_epsilon": "ε",
                    "gao.localbsgvrm_heterogeneous_floor": "ε",
@@ -91,7 +90,8 @@ RESULTS = (
            reason=_KAPPA_VR_SWEPT),
     Result("gao.rem4.speedup", "remark", "Remark 4 (linear speedup)",
            "this iteration complexity also indicates that LocalBSGVRM can achieve linear "
-           "speedup with respect to the number of devices", ("n",), headline=True),
+           "speedup with respect to the number of devices", ("n",), headline=True,
+           claims=("gao.localbsgvrm_linear_speedup",)),
     Result("gao.rem4.oracle", "remark", "Remark 4 (gradient, Jacobian- and Hessian-vector "
            "complexity)",
            r"\text{gradient, JVP: } O(\kappa^3/(K\epsilon^{3/2}));\ \text{HVP: } "

@@ -29,8 +29,12 @@ from bilevel_theory.verify.kit import PaperClaims, per_budget, per_replicate, re
 
 from .algorithm import FullGradientNeumann
 
-# The claim-id prefix and the citation of the "paper" (here: this example's own statement).
-TOY = PaperClaims("toy", register_paper("toy", "Toy plug-in", "bilevel-theory example plug-in"))
+# The claim-id prefix, the citation of the "paper" (here: this example's own statement) and
+# the readings its claims touch (``bilevel-theory show toy.neumann_bias_vs_N`` prints them).
+TOY = PaperClaims("toy", register_paper(
+    "toy", "Toy plug-in", "bilevel-theory example plug-in",
+    readings={"TOY-R1": "the series scale c = 1/L uses the global L (the largest eigenvalue "
+                        "of the clients' mean Hessian), not a client's"}))
 
 #: outer rounds of the bias runs: the outer map contracts by ``1 − μ_Φ/L_Φ`` per round
 #: (about 0.81 on this instance), so 80 rounds leave a distance to ``x_∞`` far below the bias.
@@ -91,7 +95,7 @@ CLAIMS = [
         variable="N", quantity=r"\|\nabla\Phi(x_K)\|^2", measure=bias_after_convergence,
         grid=per_budget([8, 10, 12, 14, 16], [8, 10, 12, 14, 16, 18],
                         [8, 10, 12, 14, 16, 18, 20]),
-        replicates=per_budget(2, 2, 2), scale="semilog", tolerance=0.05,
+        replicates=per_budget(2, 2, 2), scale="semilog", tolerance=0.05, touches=("TOY-R1",),
         law=Law(2 * math.log(_rho()), r"(1-\mu/L)^{2N}",
                 "squared error of the N-term series along the bottom eigenvector of A"),
         mutants=(Mutant("halved_scale", "series scale 1/(2L): the error decays like "
