@@ -288,7 +288,7 @@ def render_html(report: Mapping[str, Any], out_dir: Path) -> str:
             [[_id_link(e["id"]), _verdict(e),
               _e(e.get("expected")),
               _e(md.measured_vs_predicted(e)), _e(e.get("reason") or "—"),
-              "<br />".join(_e(t) for t in e.get("touches") or []) or "—"] for e in disc],
+              "<br />".join(_e(t) for t in md.reading_labels(e)) or "—"] for e in disc],
             classes={0: "id"}, wide=True))
     else:
         h.append("<p>No claim is violated or inconclusive.</p>")
@@ -384,7 +384,7 @@ def _claim(e: Mapping[str, Any], out_dir: Path) -> str:
         ("Status", _e(e.get("status") or "complete")),
         ("Time", _e(md.seconds(e.get("seconds")))),
         ("Reason", _e(e.get("reason") or "—")),
-        ("Touches", "<br />".join(_e(t) for t in e.get("touches") or []) or "—"),
+        ("Touches", "<br />".join(_e(t) for t in md.reading_labels(e, full=True)) or "—"),
     ]
     h.append('<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{val}</dd>" for k, val in facts)
              + "</dl></div>")

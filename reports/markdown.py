@@ -297,6 +297,20 @@ def full_grid_text(e: Mapping[str, Any]) -> str:
             f"window {measured(e)} → {window_verdict or '—'}").replace("  ", " ")
 
 
+def reading_labels(e: Mapping[str, Any], full: bool = False) -> list[str]:
+    """``"ID — title"`` per reading the entry touches (``full``: the whole registered text of
+    a plug-in's reading, and where it is documented); a bare ``"ID"`` when it is unknown."""
+    readings = e.get("readings") or [{"id": t} for t in e.get("touches") or []]
+    out = []
+    for r in readings:
+        title = (r.get("text") if full else None) or r.get("title") or ""
+        label = f"{r['id']} — {title}" if title else str(r["id"])
+        if full and title and r.get("source"):
+            label += f" ({r['source']})"
+        out.append(label)
+    return out
+
+
 def measured_vs_predicted(e: Mapping[str, Any]) -> str:
     """``−1.01 [−1.09, −0.93] vs −1`` (``—`` where nothing was measured)."""
     return f"{measured(e)} vs {predicted(e)}"
@@ -449,7 +463,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
              "Touches"],
             [[f"[{e['id']}](#{heading_slug(e['id'])})", _verdict_md(e), e.get("expected"),
               measured_vs_predicted(e), e.get("reason") or "—",
-              "; ".join(e.get("touches") or []) or "—"] for e in disc])
+              "; ".join(reading_labels(e)) or "—"] for e in disc])
     else:
         md.append("No claim is violated or inconclusive.")
     md.append("")
@@ -545,7 +559,8 @@ def claim_markdown(e: Mapping[str, Any]) -> list[str]:
     md.append(f"- **Power:** {power_text(e).removeprefix('power: ')}")
     md += [f"  - {line}" for line in mutant_lines(e)]
     if e.get("touches"):
-        md.append("- **Touches:** " + "; ".join(e["touches"]))
+        md.append("- **Touches:**")
+        md += [f"  - {label}" for label in reading_labels(e, full=True)]
     md.append("")
     if e.get("reason"):
         md += [f"**Reason:** {' '.join(str(e['reason']).split())}", ""]

@@ -8,7 +8,8 @@ when the run completed), rebuilds the summary with :func:`verify.summarize`, and
   measured, interval, predicted, reason, seconds, budget, variable, quantity, scale, window,
   schedule, touches, law_latex, law_derivation, status, fit, contrast_fit``, and from the
   claim framework ``role, mutants, power, window_reason, window_derived, details``); the
-  entries of mutants (ids ``CLAIM@MUTANT``) are folded into their claim's ``power``;
+  entries of mutants (ids ``CLAIM@MUTANT``) are folded into their claim's ``power``; each
+  ``touches`` id is resolved to its reading's title (``readings``, see :mod:`.readings`);
 * ``meta``: run metadata (``run.json``: ``date, version, backend, budget, seed, machine,
   python, numpy, runtime``), or what the store rows tell when the run did not finish;
 * ``rows``: the store rows (replicate scatter, and the ``costs.*`` rows of the cost table).
@@ -413,6 +414,17 @@ def complete_from_catalogue(entries: Sequence[dict[str, Any]], meta: Mapping[str
             e["series"] = dict(extra["series"])
 
 
+def attach_readings(entries: Sequence[dict[str, Any]]) -> None:
+    """Set each entry's ``readings``: one ``{id, title, text, source}`` per id of its
+    ``touches``, resolved by :func:`readings.reading_titles` (``title`` ``""`` when unknown)."""
+    from .readings import reading_titles  # noqa: PLC0415
+
+    found = reading_titles(t for e in entries for t in e.get("touches") or [])
+    for e in entries:
+        e["readings"] = [{"id": t, **found.get(t, {"title": "", "text": "", "source": ""})}
+                         for t in e.get("touches") or []]
+
+
 def _tolerances(entries: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
     return {e["id"]: float(e["tolerance"]) if _finite(e.get("tolerance")) else None
             for e in entries}
@@ -550,6 +562,7 @@ def render_entries(entries: Iterable[Mapping[str, Any]], meta: Mapping[str, Any]
     entries, mutants = fold_mutants(normalize_entries(entries, rows))
     entries = group_entries(entries)
     complete_from_catalogue(entries, meta)
+    attach_readings(entries)
     meta.setdefault("report_date", datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
     meta.setdefault("report_version", _package_version())
     meta.setdefault("report_machine", platform.node() or "unknown")

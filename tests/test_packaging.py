@@ -77,6 +77,8 @@ def test_the_wheel_installs_one_top_level_package(wheel):
         assert f"bilevel_theory/{sub}/__init__.py" in names
     assert "bilevel_theory/py.typed" in names
     assert "bilevel_theory/verify/baseline.json" in names
+    assert "bilevel_theory/verify/readings_index.json" in names  # the report's reading titles
+    assert any(n.startswith("bilevel_theory/verify/scaffold_templates/") for n in names)
     assert not any(n.rsplit("/", 1)[-1].startswith("test_") for n in names), "tests ship"
     assert not any(n.startswith("bilevel_theory/benchmarks") for n in names)
 

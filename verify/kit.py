@@ -91,6 +91,12 @@ def register_paper(key: str, name: str, citation: str, arxiv: str = "", *,
     return PAPERS[key]
 
 
+def reading_paper(reading_id: str) -> Paper | None:
+    """The paper that registered reading ``reading_id`` (``None``: no paper did)."""
+    key = next((k for k, ids in _READINGS_OF.items() if reading_id in ids), None)
+    return PAPERS.get(key) if key is not None else None
+
+
 register_paper("gao", "Gao 2022", "Gao, arXiv preprint 2022", "2204.13299")
 register_paper("fedmbo", "FedMBO 2023", "Huang, Zhang & Ji, ICML 2023", "2302.05412")
 register_paper("memfbo", "MemFBO 2025", "Yang, Xiao, Ma & Ji, AAAI 2025")
@@ -146,4 +152,4 @@ def ledger_totals(trace: Any, fields: Iterable[str] = LEDGER_TOTALS) -> dict[str
 
 
 __all__ = ["LEDGER_TOTALS", "PAPERS", "READINGS", "Paper", "PaperClaims", "law", "ledger_totals",
-           "per_budget", "per_replicate", "register_paper"]
+           "per_budget", "per_replicate", "reading_paper", "register_paper"]
