@@ -959,6 +959,16 @@ def _exact(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
         names.append("predicted")
         vals.append(predicted)
         colors.append("#999999")
+    power = {str(p.get("mutant")): p for p in entry.get("power") or ()
+             if isinstance(p, Mapping)}
+    for i, (mname, mrows) in enumerate(mutants.items()):  # each mutant's count, its verdict
+        _, my = series(mrows, "value")
+        my = my[np.isfinite(my)]
+        if my.size:
+            verdict = power.get(mname, {}).get("verdict")
+            names.append(f"mutant {mname}" + (f"\n({verdict})" if verdict else ""))
+            vals.append(float(np.median(my)))
+            colors.append(MUTANT_LOOKS[i % len(MUTANT_LOOKS)][0])
     if not vals:
         _placeholder(ax, "no count measured")
         return

@@ -127,6 +127,28 @@ def test_mutants_drawn_beside_the_claim_with_verdict_and_slope():
     assert not colors & {figures.SERIES_A, figures.SERIES_B, figures.PREDICTED}
 
 
+def test_exact_count_at_one_point_draws_each_mutant_as_a_bar():
+    """A one-point ``exact`` claim (a count): the mutant's count is a bar beside the measured
+    and predicted ones, labelled with its verdict."""
+    def one_point(claim, value):
+        return [{"claim": claim, "budget": "smoke", "point": 0, "value": 1.0, "replicate": r,
+                 "metrics": {"value": value}, "config_hash": "h"} for r in range(3)]
+    rows = one_point("syn.count", 5.0)
+    mutants = {"extra_round": one_point("syn.count@extra_round", 6.0)}
+    entry = {"id": "syn.count", "kind": "exact", "verdict": "holds", "expected": "holds",
+             "measured": 5.0, "predicted": 5.0, "scale": "linear", "variable": "k",
+             "quantity": "rounds", "status": "complete", "budget": "smoke",
+             "power": [{"mutant": "extra_round", "verdict": "violated",
+                        "required": "violated", "caught": True, "measured": 6.0}]}
+    ax = plot_claim(entry, ax=_new_axes(), rows=rows, mutants=mutants)
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert any(lab.startswith("mutant extra_round") and "violated" in lab for lab in labels)
+    heights = sorted(p.get_height() for p in ax.patches)
+    assert heights == [5.0, 5.0, 6.0]
+    without = plot_claim(entry, ax=_new_axes(), rows=rows, mutants={})
+    assert sorted(p.get_height() for p in without.patches) == [5.0, 5.0]
+
+
 def test_no_mutants_run_figure_as_before():
     entry, rows, _ = _two_mutants()
     with_none = plot_claim(entry, ax=_new_axes(), rows=rows)
