@@ -935,8 +935,9 @@ CLAIMS += [
         measure=staleness_excess, grid=EXCESS_GRID,
         # replicates from the spread over seeds 0–4 and the CuPy stream (slope sd 0.063 at 64,
         # mean 0.975, margin 0.175 to the bound): an interval wholly below it needs
-        # se ≤ margin/3.6 ≈ 0.049 → ≈ 1.7× → 128
-        replicates=per_budget(128, 128, 256), law=LAW_STALE, tolerance=0.15,
+        # se ≤ margin/3.6 ≈ 0.049 → ≈ 1.7× → 128; a resolution ≤ 0.2 (tolerance 0.15 + 2.8·se)
+        # needs se ≤ 0.018: se ≈ 0.044 at 128 → ≈ 6× → 768
+        replicates=per_budget(768, 768, 1024), law=LAW_STALE, tolerance=0.15,
         window=_WIN, window_derived=True,
         window_reason=(
             "computed from the bound: Thm 4.1(b)'s delay term 3L_fητ̄D̂_f is non-vacuous only "
@@ -967,7 +968,9 @@ CLAIMS += [
                   r"\mathrm{naive\ asynchronous}:\ \mathrm{plateau}",
         kind="contrast", variable="T", quantity=r"\mathbb{E}\|x^T - x^*\|^2",
         extra={"series": {"value": "AFBO (most recent updates)", "contrast": "naive asynchronous aggregation"}},
-        measure=no_bias_contrast, grid=T_GRID_OUTSIDE, replicates=per_budget(64, 64, 128),
+        # replicates for a resolution ≤ 0.2 (tolerance 0.15 + 2.8·se): se ≈ 0.032 at 64 needs
+        # ≤ 0.018, ≈ 3.2× → 256
+        measure=no_bias_contrast, grid=T_GRID_OUTSIDE, replicates=per_budget(256, 256, 256),
         law=LAW_SC_THM, tolerance=0.15, conditions=COND_OUTSIDE,
         schedule=f"{SC_SCHED_OUTSIDE}; Stragglers(0.25, slowdown 5) outer and inner (bounded, "
                  f"τ_M = 5) for both algorithms; {SERIES_T} for both",

@@ -879,7 +879,9 @@ CLAIMS = [
                   r"\ \mathrm{for\ every}\ K:\quad A|_{T \propto 1/K} = \mathcal{O}(K^0)",
         kind="at_most", variable="K", quantity=_A, measure=localbsgm_vs_devices,
         grid=per_budget((2, 4, 8, 16), (1, 2, 4, 8, 16), (1, 2, 4, 8, 16)),
-        replicates={"smoke": 16, "standard": 32, "full": 128}, law=LAW_SPEEDUP, tolerance=0.1,
+        # replicates for a resolution ≤ 0.2 (tolerance 0.1 + 2.8·se): se ≈ 0.078 at 16 needs
+        # ≤ 0.036, ≈ 4.7× → 96
+        replicates={"smoke": 96, "standard": 96, "full": 128}, law=LAW_SPEEDUP, tolerance=0.1,
         schedule=("Cor 1 at fixed ε = 0.01 (constants chosen, rates not): T = c_T κ⁵/(Kε²) = "
                   "5120/K, p = c_p/(Kε^{1/2}) = 32/K, η = c_η Kε = 0.125K/16, Q from "
                   "(1−θμ)^{2(Q+1)} ≤ ε, θ = 0.8/L₁, α = β = 1, ρ₁ = 0.5/L₁, ρ₂ = 1/L₁; K = 1, 2, "
@@ -1011,8 +1013,10 @@ CLAIMS = [
         # inside ±0.15 with 3σ to spare needs sd ≤ 0.03, ≈ 0.6²/0.03² ≈ 400 runs per point:
         # 32 replicates × VRM_RUNS = 16 runs (sd ≈ 0.027), LocalBSGM (excluded with a margin
         # > 0.25) keeps one run per replicate.  The standard grid spans ln(1/ε) 1.8× wider:
-        # 32 replicates there give sd ≈ 0.015, so the larger budgets keep 32 and 64.
-        replicates={"smoke": 32, "standard": 32, "full": 64}, law=LAW_PRODUCT, tolerance=0.15,
+        # 32 replicates there give sd ≈ 0.015, so the larger budgets keep 32 and 64.  A
+        # resolution ≤ 0.2 (tolerance 0.15 + 2.8·se) needs se ≤ 0.018 at smoke: se ≈ 0.031 at
+        # 32 → ≈ 3× → 96.
+        replicates={"smoke": 96, "standard": 32, "full": 64}, law=LAW_PRODUCT, tolerance=0.15,
         schedule=(f"both at their corollary's schedule at the same ε (LocalBSGVRM: {_V_SCHED}; "
                   f"LocalBSGM: {_M_SCHED}); {_HOMOG}; value = achieved average A times the "
                   f"ledger's communication rounds (each replicate of LocalBSGVRM's the mean of "
