@@ -142,19 +142,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: `--docs` must be the docs folder (papers.md, papers/*.md): {err}",
               file=sys.stderr)
         return 2
-    if args.check:
-        from bilevel_theory.verify.baseline import check_in_sync  # noqa: PLC0415
+    from bilevel_theory.verify.baseline import write_or_check  # noqa: PLC0415
 
-        return check_in_sync(args.path, text, "docs/papers.md and docs/papers/*.md",
-                             "python3 -m bilevel_theory.reports.readings --write")
-    try:
-        args.path.write_text(text, encoding="utf-8")
-    except OSError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    toolkit_index.cache_clear()
-    print(f"wrote {args.path}")
-    return 0
+    status = write_or_check(args.path, text, args.check, "docs/papers.md and docs/papers/*.md",
+                            "python3 -m bilevel_theory.reports.readings --write")
+    toolkit_index.cache_clear()  # a rewritten index is read afresh
+    return status
 
 
 if __name__ == "__main__":

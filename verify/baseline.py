@@ -105,6 +105,20 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def write_or_check(path: Path, text: str, check: bool, source: str, regenerate: str) -> int:
+    """A generated file's ``--write``/``--check``: with ``check``, :func:`check_in_sync`;
+    otherwise write ``text`` to ``path`` (0 written, 2 when it cannot be written)."""
+    if check:
+        return check_in_sync(path, text, source, regenerate)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}")
+    return 0
+
+
 def check_in_sync(path: Path, text: str, source: str, regenerate: str, note: str = "") -> int:
     """Whether the generated file at ``path`` reads exactly ``text``: 0 in sync, 1 out of
     sync (saying how to ``regenerate`` it from ``source``), 2 unreadable."""

@@ -36,19 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--check", action="store_true", help="only check the page is in sync")
     parser.add_argument("--path", type=Path, default=PATH, help="the page (default: %(default)s)")
     args = parser.parse_args(argv)
-    text = page()
-    if args.check:
-        from ..baseline import check_in_sync  # noqa: PLC0415
+    from ..baseline import write_or_check  # noqa: PLC0415
 
-        return check_in_sync(args.path, text, "the inventories and claims",
-                             "python3 -m bilevel_theory.verify.coverage --write")
-    try:
-        args.path.write_text(text, encoding="utf-8")
-    except OSError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    print(f"wrote {args.path}")
-    return 0
+    return write_or_check(args.path, page(), args.check, "the inventories and claims",
+                          "python3 -m bilevel_theory.verify.coverage --write")
 
 
 if __name__ == "__main__":
