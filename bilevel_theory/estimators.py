@@ -98,13 +98,24 @@ def released_ihgp(ctx: Context, idx, x, y, neumann_steps: int, scale: float):
     return p / scale
 
 
-def local_ihgp(ctx: Context, idx, x, y, neumann_steps: int, scale: float):
+def local_ihgp(ctx: Context, idx, x, y, neumann_steps: int, scale: float,
+               truncation: str = "random"):
     """LFedNest's local IHGP: ``p_i = (N/ℓ) Π_{n=1}^{N_i'}(I − ∇²g_i(ζ_n)/ℓ) ∇_y f_i`` for each
     client in ``idx (R, n)``, with its own truncation ``N_i'`` and only its own Hessians.
 
     ``x, y`` broadcastable to ``(R, n, d)``; returns ``(R, n, dim_y)``; no communication.
+    ``truncation="full"``: the deterministic series ``(1/ℓ) Σ_{k<N}(I − ∇²g_i/ℓ)^k ∇_y f_i``,
+    the random one's expectation given ``(x, y)`` (a comparison estimator, as in :func:`ihgp`).
     """
     N = neumann_steps
+    if truncation == "full":
+        p = total = ctx.oracle.grad_y_f(idx, x, y) / scale
+        for _ in range(1, N):
+            p = p - ctx.oracle.hvp_yy_g(idx, x, y, p) / scale
+            total = total + p
+        return total
+    if truncation != "random":
+        raise ValueError(f"`truncation` must be 'random' or 'full', got {truncation!r}")
     trunc = _truncations(ctx, idx.shape, N)
     p = (N / scale) * ctx.oracle.grad_y_f(idx, x, y)
     host = isinstance(p, np.ndarray)

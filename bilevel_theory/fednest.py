@@ -84,7 +84,8 @@ Readings (``docs/papers/fednest.md``):
       IHGP at every local step, at ``(x_{i,ν}, y)``.
     * FEDNEST-R2: the IHGP uses the paper's random truncation ``N' ~ U{0..N−1}`` and scaling
       ``N/ℓ_{g,1}``; ``neumann_series="full"`` gives the deterministic series (its
-      expectation), a comparison only; ``fednest_released`` the official code's (FEDNEST-R7).
+      expectation; for the local IHGP of the L-variants too), a comparison only;
+      ``fednest_released`` the official code's (FEDNEST-R7).
     * Single-level ``fedsvrg`` runs on a bilevel instance whose upper level does not depend on
       ``y`` (``R_i = S_i = 0``, ``q_i = 0``, so ``Φ(x) = ½xᵀPx + p̄ᵀx``); other instances are
       refused.
@@ -259,11 +260,13 @@ def fed_out(ctx: Context, x, y, step: float, local_steps: int, sampled_clients: 
 
 
 def lfed_out(ctx: Context, x, y, step: float, local_steps: int, sampled_clients: int,
-             neumann_steps: int, scale: float, replace: bool = False, indirect: str = "ihgp"):
+             neumann_steps: int, scale: float, replace: bool = False, indirect: str = "ihgp",
+             series: str = "random"):
     """LFedOut (App. A, FEDNEST-I2): per client and local step a local hypergradient
     ``h_{i,ν} = ∇ₓf_i(x_{i,ν}, y) − ∇²_{xy}g_i p_i`` with ``p_i`` the client's own IHGP
-    (``indirect="ihgp"``), ``∇_y f_i`` (``"identity"``) or nothing (``"none"``), local step
-    ``α/τ``, then ``x⁺ = mean`` (one round).  Returns ``x⁺ (R, dim_x)``."""
+    (``indirect="ihgp"``; ``series``: its truncation, as in :func:`fed_out`), ``∇_y f_i``
+    (``"identity"``) or nothing (``"none"``), local step ``α/τ``, then ``x⁺ = mean`` (one
+    round).  Returns ``x⁺ (R, dim_x)``."""
     o, R, xp = ctx.oracle, ctx.replicates, ctx.xp
     xb, yb = x[:, None, :], y[:, None, :]
     S = o.sample_clients(R, sampled_clients, replace)
@@ -272,7 +275,8 @@ def lfed_out(ctx: Context, x, y, step: float, local_steps: int, sampled_clients:
     for _ in range(local_steps):
         h = o.grad_x_f(S, x_loc, yb)
         if indirect == "ihgp":
-            h = h - o.jvp_xy_g(S, x_loc, yb, local_ihgp(ctx, S, x_loc, yb, neumann_steps, scale))
+            h = h - o.jvp_xy_g(S, x_loc, yb, local_ihgp(ctx, S, x_loc, yb, neumann_steps, scale,
+                                                        series))
         elif indirect == "identity":
             h = h - o.jvp_xy_g(S, x_loc, yb, o.grad_y_f(S, x_loc, yb))
         x_loc = x_loc - (step / local_steps) * h
@@ -345,7 +349,7 @@ class _FedNestFamily(Algorithm):
             if trunc is not None:
                 ctx.record("truncation", trunc)
         else:
-            x_new = lfed_out(ctx, x, y, *args)
+            x_new = lfed_out(ctx, x, y, *args, series=hp["neumann_series"])
         return dict(x=x_new, y=y)
 
 

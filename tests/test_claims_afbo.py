@@ -239,3 +239,33 @@ def test_staleness_theorem_bound_is_thm41b_at_its_tightest_point():
     assert (b2 - b1) / 2 == pytest.approx(3 * C["L_f"] * A.floor_step() * C["sigma_f2"],
                                           rel=1e-9)
     assert b1 > A._sync_floor(4, "numpy")
+
+
+def test_corollary_form_misfit_is_chi2_with_three_degrees_of_freedom():
+    """Data of Cor. 4.1's form plus independent noise: the misfit is ≈ 0 without noise and
+    χ²(len(M_SPEEDUP) − 3) with it (mean 3, and its 99% quantile exceeded about 1% of the time);
+    a term the form lacks (one growing with ``m``) is seen."""
+    from scipy import stats
+
+    T, R = 100.0, 64
+    m = np.asarray(A.M_SPEEDUP, dtype=float)
+    F = 3.0 / np.sqrt(m * T) + 0.7 / (m * np.sqrt(m * T)) + 5.0 / T
+    rng = np.random.default_rng(0)
+    assert A.corollary_form_misfit(T, F[:, None] + 1e-3 * rng.standard_normal((m.size, R))) < 25
+    dof = m.size - 3
+    chi = np.array([A.corollary_form_misfit(T, F[:, None] + 0.01 * rng.standard_normal(
+        (m.size, R))) for _ in range(400)])
+    assert chi.mean() == pytest.approx(dof, rel=0.2)
+    assert np.mean(chi > stats.chi2.ppf(0.99, dof)) < 0.04
+    bent = F + 0.01 * m / m.max()
+    assert A.corollary_form_misfit(T, bent[:, None] + 0.001 * rng.standard_normal(
+        (m.size, R))) > stats.chi2.ppf(0.999, dof)
+
+
+def test_birge_scaling_widens_only_a_misfitting_form():
+    v = np.array([1.0, 2.0, 3.0, 6.0])
+    same, r = A.birge_scaled(v, 2.0, 3)
+    assert r == 1.0 and np.array_equal(same, v)
+    wide, r = A.birge_scaled(v, 12.0, 3)
+    assert r == pytest.approx(2.0) and wide.mean() == pytest.approx(v.mean())
+    assert wide.std() == pytest.approx(2.0 * v.std())

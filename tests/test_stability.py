@@ -1,5 +1,6 @@
-"""Seed stability: the committed table (docs/stability.md) covers every claim and mutant of the
-catalogue at seeds 0–4 and shows each at its expected verdict at every seed; the slow test
+"""Seed stability: the committed tables (docs/stability.md at the smoke budget,
+docs/stability-standard.md at the standard one) cover every claim and mutant of the catalogue at
+seeds 0–4 and shows each at its expected verdict at every seed; the slow test
 recomputes one seed and finds the table's verdicts."""
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ from bilevel_theory.verify.claims import CLAIMS
 ROW = re.compile(r"^\| `([^`]+)` \| (\w+) \| (.*) \| (yes|\*\*no\*\*) \| [^|]* \|$")
 
 
-def _rows() -> dict[str, tuple[str, list[str], bool]]:
+BUDGETS = pytest.mark.parametrize("budget", sorted(stability.DOCS))
+
+
+def _rows(budget: str = "smoke") -> dict[str, tuple[str, list[str], bool]]:
     rows = {}
-    for line in stability.DOC.read_text().splitlines():
+    for line in stability.DOCS[budget].read_text().splitlines():
         m = ROW.match(line)
         if m:
             cells = [c.strip() for c in m.group(3).split(" | ")]
@@ -29,8 +33,10 @@ def _catalogue_ids() -> set[str]:
     return {c.id for c in claims} | {m.id for c in claims for m in c.mutated()}
 
 
-def test_the_table_covers_the_catalogue_at_five_seeds():
-    rows = _rows()
+@BUDGETS
+def test_the_table_covers_the_catalogue_at_five_seeds(budget):
+    rows = _rows(budget)
+    assert f"# Seed stability ({budget} budget)" in stability.DOCS[budget].read_text()
     assert set(rows) == _catalogue_ids(), "regenerate: python -m bilevel_theory.verify.stability"
     for cid, (expected, cells, _) in rows.items():
         assert len(cells) == len(stability.SEEDS), cid
@@ -38,8 +44,9 @@ def test_the_table_covers_the_catalogue_at_five_seeds():
         assert expected == claim.expected, (cid, expected, claim.expected)
 
 
-def test_every_verdict_is_the_same_at_every_seed():
-    unstable = {cid: cells for cid, (exp, cells, ok) in _rows().items()
+@BUDGETS
+def test_every_verdict_is_the_same_at_every_seed(budget):
+    unstable = {cid: cells for cid, (exp, cells, ok) in _rows(budget).items()
                 if not ok or any(not c.startswith(exp + " ") or "✗" in c for c in cells)}
     assert not unstable, unstable
 
@@ -63,3 +70,16 @@ def test_seed_1_reproduces_the_table(tmp_path):
     column = stability.SEEDS.index(1)
     for cid, entry in found.items():
         assert rows[cid][1][column].split()[0] == entry["verdict"], cid
+
+
+def test_each_budget_has_its_own_store_and_table():
+    from pathlib import Path
+
+    assert stability.default_out("smoke") == Path("results/stability")
+    assert stability.default_out("standard") == Path("results/stability-standard")
+    assert stability.DOCS["standard"].name == "stability-standard.md"
+    entry = {"verdict": "holds", "expected": "holds", "measured": -1.0,
+             "interval": [-1.05, -0.95]}
+    text, ok = stability.table({0: {"x.rate": entry}}, "standard", source="From commit abc.")
+    assert ok and "# Seed stability (standard budget)" in text
+    assert "verify.stability --budget standard`. From commit abc." in text

@@ -64,7 +64,10 @@ K_INNER = 5             # inner steps K^t (a constant)
 SIGMA = 1.0             # gradient noise std
 ETA_SC = 0.5            # c in η = c/√T on the population (the claims that leave η ≤ a_1)
 ETA_M = 0.25            # c in η = c√(m/T) (the (m, T) speedup experiment)
-M_SPEEDUP = (4, 8, 16, 32)  # clients of the (m, T) experiment, at every T
+#: clients of the (m, T) experiment, at every T: six values for Cor. 4.1's three-term form, so
+#: that the fit has three residual degrees of freedom (with four it had one, and the model's
+#: misfit could not be told from the noise; :func:`corollary_form_misfit` measures it)
+M_SPEEDUP = (4, 8, 12, 16, 24, 32)
 DELAY = 3               # BoundedDelay(τ_M)
 T_MIN = 400             # smallest T of the rate claims: η(T_MIN) = a_1, so η ≤ a_1 for T ≥ T_MIN
 T_CAP = 6400            # largest T of the rate grids: the random truncation uses N(T_CAP) ≥ N(T)
@@ -321,6 +324,30 @@ def corollary_form_weights(T: float, clients=M_SPEEDUP) -> np.ndarray:
     return np.linalg.pinv(X)[2] / T
 
 
+def corollary_form_misfit(T: float, F) -> float:
+    """Cor. 4.1's form's lack of fit at one ``T``: ``χ² = rᵀ Cov(r)⁺ r`` for the residual
+    ``r = (I − X X⁺) F̄`` of the least-squares fit of ``a/√(mT) + b/(m√(mT)) + c/T`` to the
+    per-``m`` means ``F̄`` (``F``: one row of replicates per ``m`` of ``M_SPEEDUP``), with
+    ``Cov(r) = P diag(se²) P``.  Under the form it is χ² with ``len(M_SPEEDUP) − 3`` degrees of
+    freedom (3 here): a value far in that law's tail says the form, not the noise, misfits."""
+    F = np.asarray(F, dtype=float)
+    m = np.asarray(M_SPEEDUP, dtype=float)
+    X = np.stack([1 / np.sqrt(m * T), 1 / (m * np.sqrt(m * T)), np.full(m.size, 1.0 / T)], 1)
+    P = np.eye(m.size) - X @ np.linalg.pinv(X)
+    se2 = F.var(axis=1, ddof=1) / F.shape[1]
+    r = P @ F.mean(axis=1)
+    return float(r @ np.linalg.pinv(P @ np.diag(se2) @ P, hermitian=True) @ r)
+
+
+def birge_scaled(values, chi2: float, dof: int):
+    """``(values', r)``: per-replicate ``values`` with their spread about the mean scaled by the
+    Birge ratio ``r = √max(1, χ²/dof)`` of a fit's lack of fit, so that a bootstrap interval
+    built from them carries the model's uncertainty where the model misfits beyond the noise
+    (``r = 1``, values unchanged, otherwise)."""
+    r = math.sqrt(max(1.0, chi2 / dof))
+    return values.mean() + r * (values - values.mean()), r
+
+
 def speedup_m_independent(T, replicates, seed, backend="numpy", *, delay="bounded",
                           step="schedule", start="default", inner="schedule"):
     """The (m, T) experiment at one ``T``: ``(1/T) Σ_t ‖∇Φ(x^t)‖²`` for every ``m`` of
@@ -328,8 +355,11 @@ def speedup_m_independent(T, replicates, seed, backend="numpy", *, delay="bounde
     series truncation, default start ``x⁰ = 1, y⁰ = 0`` (``start="lower_optimal"``:
     ``y⁰ = y*(x⁰)``), inner step β = min(1/(2ℓ_{g,1}), 1/√(KT)) (``inner="constant"``:
     ``1/(2ℓ_{g,1})``); ``value`` = the m-independent part ``c/T`` of
-    Cor. 4.1's form fitted over ``m`` (:func:`corollary_form_weights`), per replicate;
-    ``F_m<m>``: the per-``m`` values."""
+    Cor. 4.1's form fitted over ``m`` (:func:`corollary_form_weights`), per replicate, its
+    spread about the mean scaled by ``form_misfit_scale = √max(1, χ²/dof)`` (the Birge ratio of
+    the form's lack of fit ``form_misfit_chi2``, :func:`corollary_form_misfit`), so that the
+    bootstrap interval carries the model's uncertainty as well as the noise; ``F_m<m>``: the
+    per-``m`` values."""
     T = int(T)
     out, F = {}, []
     for i, m in enumerate(M_SPEEDUP):
@@ -346,7 +376,13 @@ def speedup_m_independent(T, replicates, seed, backend="numpy", *, delay="bounde
         F.append(tr.average_stationarity())
         out[f"F_m{m}"] = F[-1]
         out["diverged"] = tr.diverged | out.get("diverged", False)
-    out["value"] = corollary_form_weights(T) @ np.asarray(F)
+    value = corollary_form_weights(T) @ np.asarray(F)
+    if replicates > 1:
+        chi2 = corollary_form_misfit(T, F)
+        value, scale = birge_scaled(value, chi2, len(M_SPEEDUP) - 3)
+        out["form_misfit_chi2"] = per_replicate(chi2, replicates)
+        out["form_misfit_scale"] = per_replicate(scale, replicates)
+    out["value"] = value
     return out
 
 

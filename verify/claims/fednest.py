@@ -686,7 +686,11 @@ def minimax_vs_lfednest(k, replicates, seed, backend="numpy", *, sampled=None,
 # 10. LFedNest's bias under heterogeneity
 # =============================================================================================
 
-LF_K, LF_T, LF_N, LF_TAU = 160, 2, 12, 2
+#: ``LF_N``: the local series' length.  Its relative truncation bias is ``(1 − μ/ℓ)^N = 2^{−N}``
+#: here (κ = 2, ``ℓ = λ_max = 2``), so ``N = 40`` puts it at 10⁻¹², below the ``h⁴`` term at
+#: every grid point (at ``N = 12`` the bias ``2^{−12}‖∇Φ‖`` adds an ``h``-independent part
+#: whose cross term with the ``h²`` one bends the slope towards 2 as ``h → 0``).
+LF_K, LF_T, LF_N, LF_TAU = 160, 2, 40, 2
 
 #: FEDNEST-I4 [INFERRED]: ‖∇Φ(x̂)‖² = O((c₂h² + c₃h³)²) at LFedNest's fixed point
 #: (``bilevel_theory.fednest.bounds``).
@@ -700,24 +704,36 @@ def _lf_problem(h: float):
                                    storage="dense")
 
 
-def lfednest_bias(h, replicates, seed, backend="numpy", *, neumann_steps=LF_N):
-    """``‖∇Φ(x̄)‖²`` of LFedNest's tail-averaged iterate (``neumann_steps`` small: a mutant
-    whose Neumann bias does not vanish with ``h``), estimated without the noise term:
-    each replicate pairs two independent runs, ``⟨∇Φ(x̄⁽¹⁾), ∇Φ(x̄⁽²⁾)⟩`` (mean
-    ``‖∇Φ(E x̄)‖²`` exactly, ∇Φ being affine).  Thm. 3.1's schedule at the fixed ``K = 160``:
-    ``α = ᾱ/√K``, ``β = β̄α/T``; full participation, noise-free, ``N = 12`` (Neumann bias
-    ``< 10⁻⁷``); ``neumann_scale = λ_max(∇²_{yy}g_i) = 2`` (h-independent)."""
+def lfednest_mean_tail(h: float, neumann_steps: int = LF_N, backend: str = "numpy",
+                       series: str = "full", replicates: int = 1, seed: int = 0):
+    """``E x̄`` (``series="full"``) or ``x̄`` per run (``"random"``): LFedNest's iterate averaged
+    over ``k ∈ [K/2, K)``, Thm. 3.1's schedule at the fixed ``K = 160`` (``α = ᾱ/√K``,
+    ``β = β̄α/T``), full participation, noise-free oracles, ``τ = 2``, ``T = 2``,
+    ``neumann_scale = λ_max(∇²_{yy}g_i) = 2`` (``h``-independent).
+
+    With exact oracles and every client sampled, the only randomness is the local IHGPs'
+    truncations ``N_i'``, drawn afresh at every local step and independent of the iterate;
+    each update is affine in the iterate, so ``E x^{k+1}`` follows the same recursion with the
+    IHGP replaced by its expectation, the deterministic series (``neumann_series="full"``):
+    one run gives ``E x̄`` exactly (checked against the random runs' mean in the tests)."""
     prob = _lf_problem(float(h))
-    c = prob.constants
     alpha, beta = theorem_schedule(LF_K, LF_T, 0.5 * math.sqrt(LF_K) / 3.0, 2.0)
-    tr = run("lfednest", prob, rounds=LF_K, replicates=2 * replicates, seed=seed,
-             backend=backend, sampled_clients=prob.clients, local_steps=LF_TAU,
-             inner_steps=LF_T, neumann_steps=int(neumann_steps), outer_step=alpha, inner_step=beta,
-             neumann_scale=c["L_yy"])
-    g = prob.hypergradient(tr.x[:, LF_K // 2:]).mean(axis=1)
-    pair = (g[:replicates] * g[replicates:]).sum(-1)
-    return {"value": pair, "diverged": tr.diverged[:replicates] | tr.diverged[replicates:],
-            "tail_stationarity": tr.stationarity[:replicates, LF_K // 2:].mean(axis=1)}
+    tr = run("lfednest", prob, rounds=LF_K, replicates=replicates, seed=seed, backend=backend,
+             sampled_clients=prob.clients, local_steps=LF_TAU, inner_steps=LF_T,
+             neumann_steps=int(neumann_steps), outer_step=alpha, inner_step=beta,
+             neumann_scale=prob.constants["L_yy"], neumann_series=series)
+    return tr.x[:, LF_K // 2:].mean(axis=1), tr
+
+
+def lfednest_bias(h, replicates, seed, backend="numpy", *, neumann_steps=LF_N):
+    """``‖∇Φ(E x̄)‖²``: the bias of LFedNest's tail-averaged iterate (:func:`lfednest_mean_tail`),
+    computed exactly from the mean recursion (the same for every replicate; ``seed`` unused);
+    ``neumann_steps`` small: a mutant whose Neumann bias does not vanish with ``h``."""
+    prob = _lf_problem(float(h))
+    xbar, tr = lfednest_mean_tail(h, neumann_steps, backend)
+    g = np.asarray(prob.hypergradient(xbar))[0]
+    return {"value": per_replicate(float(g @ g), replicates),
+            "diverged": np.repeat(np.asarray(tr.diverged)[:1], replicates)}
 
 
 def _lf_law() -> Law:
@@ -1138,9 +1154,10 @@ CLAIMS = [
         quantity=r"\frac{1}{K}\sum_{k<K}\|\nabla\Phi(x_k)\|^2",
         measure=bilevel_rate, role="confirmation",
         grid=per_budget(K_SMOKE, K_STANDARD, K_FULL),
-        # smoke replicates from the seeds 0–4 spread (slope −0.462, se ≈ 0.026 at 64, margin
-        # 0.062 to the bound): an interval wholly below it needs se ≤ margin/3.6 ≈ 0.017 → 160
-        replicates=per_budget(160, 160, 256),
+        # smoke replicates from the seeds 0–4 spread at 160 (slopes −0.437 to −0.494, half-
+        # widths ≈ 0.03, the worst interval's upper end 0.007 below the bound): 3.6 se between
+        # the worst slope and the bound needs se ≤ 0.037/3.6 ≈ 0.010 (0.016 at 160) → 384
+        replicates=per_budget(384, 384, 512),
         law=law("fednest.cor31", "exponent", "K"), tolerance=0.1,
         window=_window_from_crossover("fednest.cor31", "K", {"kappa_g": _KG_RATE}),
         window_derived=True,
@@ -1336,25 +1353,19 @@ CLAIMS = [
         kind="matches", variable="h",
         quantity=r"\|\nabla\Phi(\bar x_{tail})\|^2",
         measure=lfednest_bias, role="confirmation",
-        grid=per_budget([0.42, 0.6, 0.85, 1.2], [0.4, 0.5, 0.6, 0.72, 0.85, 1.0, 1.2],
-                        [0.4, 0.5, 0.6, 0.72, 0.85, 1.0, 1.2]),
-        # Power (smoke): the h⁴ law is the h → 0 exponent of (c₂h² + c₃h³)²; on the smoke
-        # points the slope is 3.74–3.81 (3.81 ± 0.035 at 512 replicates, successive local
-        # slopes 4.11, 3.73, 3.65, 4.10; mean 3.74 over 5 seeds at 384), only 0.14–0.21
-        # inside the band's lower edge 3.6.  The paired estimator's noise dominates at
-        # h = 0.42 (per-replicate CV 0.86): the slope's sd is ≈ 0.78/√R (0.14 at R = 32, as
-        # measured over 3 seeds).  384 replicates (sd ≈ 0.04, 9.5× the CPU of 32) leave
-        # 1.7–3σ to the edge; 3σ at the low estimate would need ≈ 700.  The standard grid
-        # spans the same h range, so the same count.
-        replicates=per_budget(384, 384, 512),
-        law=_lf_law(), tolerance=0.4, window=(0.4, 1.2),
-        window_reason="the whole grid h ∈ [0.4, 1.2], decided before the data: below it "
-                      "the h⁴ bias falls under the paired estimator's noise at these "
-                      "replicate counts",
+        # The law is the h → 0 exponent, and the bias is computed exactly (no estimator noise),
+        # so the grid sits at small h, a factor 8 (16) in h; the next-order term c₃h³ moves
+        # the slope by O(h). Deterministic: two identical replicates, a zero-width interval.
+        grid=per_budget([0.05, 0.1, 0.2, 0.4], [0.025, 0.05, 0.1, 0.2, 0.4],
+                        [0.025, 0.05, 0.1, 0.2, 0.4]),
+        replicates=per_budget(2, 2, 2),
+        law=_lf_law(), tolerance=0.1,
         schedule="Thm. 3.1's schedule at the fixed K = 160 (LFedNest has no theorem): "
-                 "α = ᾱ/√K = 0.167, β = β̄α/T (β̄ = 2), T = 2, N = 12, τ = 2, full "
-                 "participation (m = 20), noise-free; the bias of the averaged iterate over "
-                 "k ∈ [80, 160] from paired runs.  Dense storage (per-client rotations), κ = 2.",
+                 "α = ᾱ/√K = 0.167, β = β̄α/T (β̄ = 2), T = 2, N = 40 (series bias 2^{−40}), "
+                 "τ = 2, full participation (m = 20), noise-free; the bias ‖∇Φ(E x̄)‖² of the "
+                 "iterate averaged over k ∈ [80, 160], E x̄ exact from the mean recursion (the "
+                 "local IHGPs replaced by their expectation, the deterministic series).  Dense "
+                 "storage (per-client rotations), κ = 2.",
         touches=("FEDNEST-I2", "FEDNEST-I4"),
         mutants=(Mutant("short_series", "N = 2 Neumann steps in the local IHGP: its "
                         "truncation bias does not vanish as h → 0, so the stationary bias "

@@ -261,9 +261,9 @@ _SCHED = (f"Cor 1 at fixed ε = {EPSILON:g}, K = {DEVICES} (constants chosen at 
           f"0.5) tiled), gradient noise σ = {NOISE:g}, Hessian noise {HESSIAN_NOISE:g}; started "
           "at x₀ = x*, y₀ = y*(x*): Thm 1's transient terms vanish, so the sweep tests the "
           "κ-growth of the noise and truncation terms at Cor 1's κ-scaled schedule, not whether "
-          "κ⁵ iterations suffice from a far start (out of reach, GAO-R7); tolerance 0.5 (half "
-          "a power of κ in A ∝ T^{-1/2}, Cor 1's rate, is one power of κ in T: a κ⁶ iteration "
-          "need is caught)")
+          "κ⁵ iterations suffice from a far start (out of reach, GAO-R7); tolerance 0.1 in A's "
+          "κ-exponent (at A ∝ T^{-1/2}, Cor 1's rate, a fifth of a power of κ in T: a κ^{5.2} "
+          "iteration need is caught), resolution ≤ 0.2 from the replicates")
 
 _SCHED_VRM = (
     f"Cor 2 / Thm 2 at fixed ε = {EPSILON:g}, K = {DEVICES} (constants chosen at κ₀ = "
@@ -274,9 +274,9 @@ _SCHED_VRM = (
     "the instance knob solved for it; the instance of the LocalBSGM κ-sweep; started at "
     "x₁ = x*, y₁ = y*(x*): Thm 2's transient terms vanish, so the sweep tests the κ-growth of "
     "the noise and truncation terms at Cor 2's κ-scaled schedule, not whether κ³ iterations "
-    "suffice from a far start (out of reach, GAO-R7); tolerance 2/3 (two thirds of a power "
-    "of κ in A ∝ T^{-2/3}, Cor 2's rate, is one power of κ in T: a κ⁴ iteration need is "
-    "caught)")
+    "suffice from a far start (out of reach, GAO-R7); tolerance 0.1 in A's κ-exponent (at "
+    "A ∝ T^{-2/3}, Cor 2's rate, 0.15 of a power of κ in T: a κ^{3.15} iteration need is "
+    "caught), resolution ≤ 0.2 from the replicates")
 
 _Q_FIXED = ("the Neumann truncation Q held at its κ₀ value instead of the corollary's "
             "Q = O(log 1/ε) at θ = 0.8/L₁ (which grows as κ log 1/ε): the truncation bias "
@@ -296,7 +296,7 @@ CLAIMS = [
         measure=localbsgm_vs_kappa,
         grid=per_budget((2.5, 3.0, 3.5, 4.0), (2.5, 3.0, 3.5, 4.0, 4.5, 5.0),
                         (2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0)),
-        replicates={"smoke": 16, "standard": 32, "full": 64}, law=LAW, tolerance=0.5,
+        replicates={"smoke": 384, "standard": 384, "full": 512}, law=LAW, tolerance=0.1,
         schedule=_SCHED, conditions=CONDITIONS,
         mutants=(Mutant("q_fixed", _Q_FIXED, {"mutant": "q_fixed"}, kind="truncation"),),
         touches=("GAO-R1", "GAO-R2", "GAO-R6", "GAO-R7", "GAO-R9")),
@@ -313,8 +313,8 @@ CLAIMS = [
         measure=localbsgvrm_vs_kappa,
         grid=per_budget((2.5, 3.0, 3.5, 4.0, 5.0), (2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 6.0),
                         (2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 6.0, 7.0, 8.0)),
-        replicates={"smoke": 64, "standard": 192, "full": 384}, law=LAW_VRM,
-        tolerance=2 / 3, schedule=_SCHED_VRM, conditions=CONDITIONS_VRM,
+        replicates={"smoke": 1280, "standard": 1280, "full": 1536}, law=LAW_VRM,
+        tolerance=0.1, schedule=_SCHED_VRM, conditions=CONDITIONS_VRM,
         mutants=(Mutant("q_fixed", _Q_FIXED, {"mutant": "q_fixed"}, kind="truncation"),),
         touches=("GAO-R1", "GAO-R2", "GAO-R4", "GAO-R5", "GAO-R6", "GAO-R7", "GAO-R9",
                  "GAO-I1", "GAO-I2", "GAO-I3")),
