@@ -18,7 +18,8 @@ import numpy as np
 def check_int(name: str, value: Any, *, minimum: int | None = None,
               maximum: int | None = None) -> int:
     """An integer (bools refused) within ``[minimum, maximum]``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if type(value) is not int and (  # a plain int skips the slow abstract-class check
+            isinstance(value, bool) or not isinstance(value, numbers.Integral)):
         raise TypeError(f"`{name}` must be an integer, got {value!r}")
     value = int(value)
     if minimum is not None and value < minimum:

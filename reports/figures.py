@@ -95,6 +95,23 @@ STYLES: dict[str, dict[str, Any]] = {
 }
 
 
+#: matplotlib's default line width, that of the default style: the unit of :func:`_w`
+BASE_LINEWIDTH = 1.5
+
+
+def _w(width: float) -> float:
+    """A line width or marker size of the default style in the current one: scaled by the
+    style's ``lines.linewidth`` (thinner lines in the ``paper`` style's narrow column)."""
+    from matplotlib import rcParams  # noqa: PLC0415
+
+    return width * float(rcParams["lines.linewidth"]) / BASE_LINEWIDTH
+
+
+def _area(size: float) -> float:
+    """A scatter marker's area (points²) of the default style in the current one."""
+    return size * (_w(1.0) ** 2)
+
+
 def check_style(name: Any) -> str:
     """``name`` as a figure style of :data:`STYLES` (``ValueError`` naming ``style``)."""
     if not isinstance(name, str) or name not in STYLES:
@@ -492,7 +509,7 @@ def _scatter_fit(ax, x, y, fit, scale, window, color, name, slope_name="slope"):
     ok = _plottable(x, y, scale)
     dropped = int((~ok).sum())
     if ok.any():
-        ax.scatter(x[ok], y[ok], s=12, color=color, alpha=0.30, linewidths=0, zorder=2)
+        ax.scatter(x[ok], y[ok], s=_area(12), color=color, alpha=0.30, linewidths=0, zorder=2)
     arrays = _fit_arrays(fit)
     if arrays is not None:
         fx, fm, flo, fhi = arrays["x"], arrays["mean"], arrays["lo"], arrays["hi"]
@@ -507,7 +524,7 @@ def _scatter_fit(ax, x, y, fit, scale, window, color, name, slope_name="slope"):
         mk = _plottable(fx, fm, scale)
         if mk.any():
             ax.plot(fx[mk], fm[mk], "o", color=color, markeredgecolor="black",
-                    markeredgewidth=0.6, markersize=5.5, zorder=4,
+                    markeredgewidth=_w(0.6), markersize=_w(5.5), zorder=4,
                     label=lab("mean of replicates (dots), bootstrap band"))
     excluded = (fit or {}).get("excluded") or {}
     if excluded.get("x") and excluded.get("mean"):
@@ -516,7 +533,7 @@ def _scatter_fit(ax, x, y, fit, scale, window, color, name, slope_name="slope"):
         keep = _plottable(ex, em, scale) if ex.size == em.size else np.zeros(0, bool)
         if keep.any():
             ax.plot(ex[keep], em[keep], "o", markerfacecolor="white", markeredgecolor=color,
-                    markeredgewidth=1.4, markersize=5.5, zorder=4,
+                    markeredgewidth=_w(1.4), markersize=_w(5.5), zorder=4,
                     label=lab("mean outside the fit window"))
     anchor = None
     if fit:
@@ -525,7 +542,7 @@ def _scatter_fit(ax, x, y, fit, scale, window, color, name, slope_name="slope"):
             xs, ys, anchor = line
             interval = fit.get("interval")
             what = "window fit" if window else "fit"
-            ax.plot(xs, ys, "-", color=color, linewidth=2.0, zorder=3,
+            ax.plot(xs, ys, "-", color=color, linewidth=_w(2.0), zorder=3,
                     label=lab(f"{what}: {slope_name} {_fmt(fit.get('slope'))}")
                     + _interval_text(interval))
     return anchor, dropped
@@ -557,7 +574,7 @@ def _full_grid_line(ax, entry: Mapping[str, Any], scale: str, slope_name: str) -
     ys = _inv_ty(float(np.mean(ty)) + slope * (t_grid - float(np.mean(tx))), scale)
     xs = np.exp(t_grid) if scale == "loglog" else t_grid
     verdict = full.get("verdict")
-    ax.plot(xs, ys, ":", color=FULL_GRID, linewidth=1.8, zorder=3,
+    ax.plot(xs, ys, ":", color=FULL_GRID, linewidth=_w(1.8), zorder=3,
             label=f"full-grid fit: {slope_name} {_fmt(slope)}"
             + _interval_text(full.get("interval")) + (f" ({verdict})" if verdict else ""))
 
@@ -836,22 +853,22 @@ def _draw_mutants(ax, entry: Mapping[str, Any], mutants: Mapping[str, Sequence[A
         means = np.array([y[x == u].mean() for u in ux])
         item = power.get(name, {})
         label: str | None = _mutant_label(name, item, kind, slope_name)
-        ax.scatter(x, y, s=10, marker=marker, color=color, alpha=0.25, linewidths=0, zorder=2)
+        ax.scatter(x, y, s=_area(10), marker=marker, color=color, alpha=0.25, linewidths=0, zorder=2)
         slope = as_float(item.get("measured"))
         keep = _in_window(ux, entry.get("window"))
         if keep.sum() < 2:
             keep = np.ones_like(ux, dtype=bool)
         if kind in ("bounded_by", "exact") or not math.isfinite(slope) or keep.sum() < 2:
             ax.plot(ux, means, "-.", marker=marker, color=color, markeredgecolor="black",
-                    markeredgewidth=0.6, markersize=5, linewidth=1.4, zorder=4, label=label)
+                    markeredgewidth=_w(0.6), markersize=_w(5), linewidth=_w(1.4), zorder=4, label=label)
             continue
         tx, ty = _tx(ux[keep], scale), _ty(means[keep], scale)
         t_grid = np.linspace(float(tx.min()), float(tx.max()), 50)
         xs = np.exp(t_grid) if scale == "loglog" else t_grid
         ys = _inv_ty(float(np.mean(ty)) + slope * (t_grid - float(np.mean(tx))), scale)
-        ax.plot(xs, ys, "-.", color=color, linewidth=1.8, zorder=3, label=label)
-        ax.plot(ux, means, marker, color=color, markeredgecolor="black", markeredgewidth=0.6,
-                markersize=5, zorder=4)
+        ax.plot(xs, ys, "-.", color=color, linewidth=_w(1.8), zorder=3, label=label)
+        ax.plot(ux, means, marker, color=color, markeredgecolor="black", markeredgewidth=_w(0.6),
+                markersize=_w(5), zorder=4)
 
 
 def _rate(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
@@ -879,12 +896,12 @@ def _rate(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
         if ok.any():
             ux = np.unique(xb[ok])
             med = np.array([np.median(yb[ok][xb[ok] == u]) for u in ux])
-            ax.plot(ux, med, "--", color=VERDICT_COLORS["violated"], linewidth=2.0,
-                    marker="s", markersize=4, label="theorem's bound", zorder=5)
+            ax.plot(ux, med, "--", color=VERDICT_COLORS["violated"], linewidth=_w(2.0),
+                    marker="s", markersize=_w(4), label="theorem's bound", zorder=5)
     predicted = as_float(entry.get("predicted"))
     if anchor is not None and math.isfinite(predicted) and kind != "bounded_by":
         xs, ys = _law_line(anchor, predicted, scale)
-        ax.plot(xs, ys, "--", color=PREDICTED, linewidth=1.6, zorder=5,
+        ax.plot(xs, ys, "--", color=PREDICTED, linewidth=_w(1.6), zorder=5,
                 label=_predicted_label(entry, predicted))
     if not x.size and not entry.get("fit"):
         _placeholder(ax, "no replicate data in the store for this claim")
@@ -927,18 +944,18 @@ def _exact(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
         _setup_axes(ax, entry, "linear" if scale == "semilog" else scale)
         ux = np.unique(x[ok])
         med = np.array([np.median(y[ok][x[ok] == u]) for u in ux])
-        ax.scatter(x[ok], y[ok], s=12, color=SERIES_A, alpha=0.3, linewidths=0,
+        ax.scatter(x[ok], y[ok], s=_area(12), color=SERIES_A, alpha=0.3, linewidths=0,
                    label="replicates")
-        ax.plot(ux, med, "o", color=SERIES_A, markeredgecolor="black", markersize=6.5,
+        ax.plot(ux, med, "o", color=SERIES_A, markeredgecolor="black", markersize=_w(6.5),
                 label=f"{name} count (median)")
         okp = np.isfinite(xp) & np.isfinite(yp)
         if okp.any():
             upx = np.unique(xp[okp])
             pmed = np.array([np.median(yp[okp][xp[okp] == u]) for u in upx])
-            ax.plot(upx, pmed, "x--", color=PREDICTED, markersize=8, markeredgewidth=2,
+            ax.plot(upx, pmed, "x--", color=PREDICTED, markersize=_w(8), markeredgewidth=_w(2),
                     label="predicted count")
         elif math.isfinite(predicted):
-            ax.axhline(predicted, color=PREDICTED, linestyle="--", linewidth=1.6,
+            ax.axhline(predicted, color=PREDICTED, linestyle="--", linewidth=_w(1.6),
                        label=f"predicted count {_fmt(predicted, 6)}")
         _draw_mutants(ax, entry, mutants, "loglog" if ax.get_xscale() == "log" else "linear")
         if ax.get_xscale() == "linear" and np.allclose(ux, np.round(ux)):
@@ -978,7 +995,7 @@ def _exact(ax, entry: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
                     ha="center", va="bottom", fontsize=10, xytext=(0, 3),
                     textcoords="offset points")
     if ok.sum() > 1:
-        ax.scatter(np.zeros(int(ok.sum())), y[ok], s=12, color="black", alpha=0.5, zorder=3,
+        ax.scatter(np.zeros(int(ok.sum())), y[ok], s=_area(12), color="black", alpha=0.5, zorder=3,
                    label="replicates")
         _legend(ax, legend)
     ax.set_ylabel(math_label(entry.get("quantity")) or "count")
@@ -1088,7 +1105,7 @@ def _overview_panel(ax, entries: Sequence[Mapping[str, Any]], tols: np.ndarray, 
                 if hi > right:
                     ax.plot(right, yi, marker=">", color=color, zorder=3)
             ax.plot(min(max(d, left), right), yi, marker, color=color, markerfacecolor=face,
-                    markeredgecolor="black", markeredgewidth=0.6,
+                    markeredgecolor="black", markeredgewidth=_w(0.6),
                     markersize=7 * look["row"] / 0.3 + 1, zorder=4)
             continue
         status = e.get("status") or "complete"
@@ -1101,7 +1118,7 @@ def _overview_panel(ax, entries: Sequence[Mapping[str, Any]], tols: np.ndarray, 
                 color=color, zorder=5,
                 bbox={"facecolor": "white", "edgecolor": color, "alpha": 1.0,
                       "boxstyle": "round,pad=0.2"})
-    ax.axvline(ref, color="black", linewidth=0.8, zorder=1)
+    ax.axvline(ref, color="black", linewidth=_w(0.8), zorder=1)
     ax.set_yticks(ys)
     ax.set_yticklabels([str(e.get("id", "?")) for e in entries])
     if look["colours"]:
@@ -1155,7 +1172,7 @@ def overview_fig(entries: Sequence[Mapping[str, Any]],
         for v in VERDICT_MARKERS:
             color, marker, face = _verdict_look(v, look["colours"])
             handles.append(Line2D([], [], marker=marker, color=color, markerfacecolor=face,
-                                  markeredgecolor="black", linewidth=2, label=v))
+                                  markeredgecolor="black", linewidth=_w(2), label=v))
         handles.append(Patch(color="#a6dba0", alpha=0.55, label="tolerance"))
         fig.legend(handles=handles, loc="outside lower center",
                    ncol=4 if look["overview_width"] >= 4 else 2)

@@ -272,6 +272,8 @@ def condition_lines(e: Mapping[str, Any]) -> list[str]:
                  f"at x = {num(c.get('worst_x'), 4)}")
         note = f" — {c['note']}" if c.get("note") else ""
         out.append(f"{mark}{left}: {c.get('statement')}; {worst}{note}")
+    if not out and e.get("conditions_note"):
+        out.append(f"none: {e['conditions_note']}")
     return out
 
 

@@ -226,6 +226,12 @@ def test_claim_metadata(cid):
         assert lo <= hi, cid
     if claim.expected != "holds":
         assert claim.reason.strip(), cid
+    assert claim.conditions or claim.conditions_note.strip(), (
+        f"{cid}: declare the cited result's hypotheses as `conditions`, or say in "
+        "`conditions_note` why it has none")
+    for text in (claim.conditions_note, *(c.statement for c in claim.conditions)):
+        for pattern in FORBIDDEN_IN_TEXT:
+            assert not pattern.search(text), f"{cid}: cites a working file: {text!r}"
 
 
 def _reading_ids(key: str) -> set[str]:
@@ -269,3 +275,14 @@ def test_claim_measure_shapes(cid):
         arr = np.asarray(value)
         assert arr.shape == (2,), f"{cid}: metric {key!r} has shape {arr.shape}, not (2,)"
     assert np.issubdtype(np.asarray(out["value"]).dtype, np.number), cid
+
+
+@pytest.mark.parametrize("cid", sorted(CLAIMS))
+def test_claim_runs_inside_the_conditions_it_declares(cid):
+    """Every condition a claim declares holds at every grid point of every budget, unless
+    the claim leaves it on purpose (``inside=False``, with a note saying why)."""
+    claim = CLAIMS[cid]
+    for budget in ("smoke", "standard", "full"):
+        for row in claim.check_conditions(budget):
+            assert row["holds"] or not row["inside"], (cid, budget, row["statement"],
+                                                       row["failing_x"])

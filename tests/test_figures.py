@@ -215,6 +215,14 @@ def test_paper_style_single_column_no_title_no_verdict_colour(tmp_path):
     assert title.startswith("syn.speedup")
     assert [to_hex(t.get_color()) for t in _texts(default) if t.get_text() == title] == \
         [VERDICT_COLORS["holds"]]
+    # lines and markers thinner in the column, by at least the style's line width (1.2 of
+    # 1.5; markers left to the rc sizes shrink from 6 to 4)
+    widths = {style: sorted((ln.get_linewidth(), ln.get_markersize())
+                            for ln in f.axes[0].get_lines())
+              for style, f in (("paper", fig), ("default", default))}
+    assert len(widths["paper"]) == len(widths["default"]) > 0
+    for (lw_p, ms_p), (lw_d, ms_d) in zip(widths["paper"], widths["default"]):
+        assert lw_p <= 0.8 * lw_d * (1 + 1e-9) and ms_p <= 0.8 * ms_d * (1 + 1e-9)
     path = claim_figure(entry, rows, tmp_path / "c.png", ("png", "svg"), 80,
                         mutants=mutants, style_name="paper")
     svg = path.with_suffix(".svg").read_text(encoding="utf-8")

@@ -846,3 +846,5 @@ def test_the_theorems_conditions_are_reported_with_pass_or_fail():
     assert any("a_1" in line and line.startswith("pass") for line in lines), lines
     failing = {**entry, "conditions": [{**entry["conditions"][0], "holds": False}]}
     assert condition_lines(failing)[0].startswith("FAIL")
+    assert condition_lines({**entry, "conditions": [], "conditions_note": "a count"}) == [
+        "none: a count"]

@@ -333,3 +333,14 @@ def test_verify_report_shows_progress_unless_quiet(tmp_path, monkeypatch, quiet)
              f"report: {tmp_path / 'rep' / 'index.html'}"]
     for line in lines:
         assert (line in r.stderr) is not quiet, r.stderr
+
+
+def test_show_says_why_a_claim_declares_no_condition():
+    from bilevel_theory.verify.claims import load  # noqa: PLC0415
+
+    claim = next(c for c in load(None).values() if not c.conditions and c.conditions_note)
+    r = invoke("show", claim.id)
+    assert r.exit_code == 0
+    assert f"conditions of the theorem: none: {claim.conditions_note}" in r.stdout
+    info = strict_loads(invoke("show", claim.id, "--json").stdout)
+    assert info["conditions"] == {} and info["conditions_note"] == claim.conditions_note

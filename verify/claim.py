@@ -232,6 +232,9 @@ class Claim:
         on_gpu: whether this is the GPU plan (set by :meth:`for_backend`, not by hand).
         conditions: the theorem's hypotheses (:class:`Condition`), checked on the claim's
             instance at every sweep point (:meth:`check_conditions`).
+        conditions_note: why no condition is declared, where none is (a count of the
+            exchanges an algorithm executes, an experiment the paper runs without a theorem,
+            a closed-form identity); shown where the conditions would be.
     """
 
     id: str
@@ -262,6 +265,7 @@ class Claim:
     window_derived: bool = False
     mutant_of: str | None = None
     conditions: tuple[Condition, ...] = ()
+    conditions_note: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -242,6 +242,7 @@ def claim_info(c: Claim) -> dict[str, Any]:
         "touches": list(c.touches),
         "mutants": [{"name": m.name, "kind": m.kind, "change": m.change} for m in c.mutants],
         "conditions": {b: c.check_conditions(b) for b in BUDGETS} if c.conditions else {},
+        "conditions_note": c.conditions_note,
         "grid": {b: [float(v) for v in c.grid[b]] for b in BUDGETS},
         "replicates": {b: int(c.replicates[b]) for b in BUDGETS},
     }
@@ -421,7 +422,9 @@ def make_commands(after_verify: Callable[..., Any] | None = None) -> list[click.
                     kind = f" [{m['kind']}]" if m["kind"] else ""
                     click.echo(f"  {m['name']}{kind}: {m['change']}")
             elif key == "conditions":
-                click.echo("conditions of the theorem:" + ("" if value else " none declared"))
+                click.echo("conditions of the theorem:" + ("" if value else (
+                    f" none: {info['conditions_note']}" if info["conditions_note"]
+                    else " none declared")))
                 for budget, rows in value.items():
                     for r in rows:
                         mark = "pass" if r["holds"] else "FAIL"
@@ -433,7 +436,7 @@ def make_commands(after_verify: Callable[..., Any] | None = None) -> list[click.
                                    + (f" — {r['note']}" if r["note"] else ""))
             elif key in ("grid", "replicates"):
                 click.echo(f"{key}: " + "; ".join(f"{b} {v}" for b, v in value.items()))
-            elif key == "readings":  # printed under touches
+            elif key in ("readings", "conditions_note"):  # printed under touches, conditions
                 continue
             elif key == "touches" and value:
                 click.echo(f"touches: {value}")

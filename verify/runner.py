@@ -626,6 +626,7 @@ class Result:
                 "mutants": [{"name": m.name, "change": m.change, "kind": m.kind}
                             for m in c.mutants],
                 "conditions": c.check_conditions(self.budget),
+                "conditions_note": c.conditions_note,
                 "window_reason": c.window_reason, "window_derived": c.window_derived,
                 "paper": c.paper, "source": c.source, "statement": c.statement,
                 "kind": c.kind, "variable": c.variable, "quantity": c.quantity,

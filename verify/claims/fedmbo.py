@@ -90,6 +90,8 @@ def _batch(ctx, v: np.ndarray):
 # =============================================================================================
 
 PHE_POINT = (np.ones(2), np.zeros(2))
+#: Clients are sampled with replacement, in PHE and in the inner loop (FEDMBO-R4, FEDMBO-R12).
+REPLACE = True
 
 
 @functools.cache
@@ -149,14 +151,14 @@ def phe_fixed(ctx, x, y, neumann_steps: int, chains: int, scale: float):
     the ``N/ℓ`` weight of the short chains.  Returns ``H (R, n, dim_x)``."""
     o = ctx.oracle
     xb, yb = x[:, None, :], y[:, None, :]
-    C0 = o.sample_clients(ctx.replicates, chains, True)
+    C0 = o.sample_clients(ctx.replicates, chains, REPLACE)
     d = o.grad_x_f(C0, xb, yb)
     r = o.grad_y_f(C0, xb, yb)
     total = r
     for _ in range(1, neumann_steps):
-        r = r - o.hvp_yy_g(o.sample_clients(ctx.replicates, chains, True), xb, yb, r) / scale
+        r = r - o.hvp_yy_g(o.sample_clients(ctx.replicates, chains, REPLACE), xb, yb, r) / scale
         total = total + r
-    return d - o.jvp_xy_g(o.sample_clients(ctx.replicates, chains, True), xb, yb, total / scale)
+    return d - o.jvp_xy_g(o.sample_clients(ctx.replicates, chains, REPLACE), xb, yb, total / scale)
 
 
 def _phe_outputs(problem, x, y, N: int, chains: int, replicates: int, seed: int, backend: str,
@@ -174,7 +176,7 @@ def _phe_outputs(problem, x, y, N: int, chains: int, replicates: int, seed: int,
         if fixed:
             H = phe_fixed(ctx, X, Y, int(N), int(chains), scale)
         else:
-            H = phe(ctx, X, Y, int(N), 1 if shared_chains else int(chains), scale, replace=True)
+            H = phe(ctx, X, Y, int(N), 1 if shared_chains else int(chains), scale, replace=REPLACE)
         H = _host(ctx, H)
         out.append(np.repeat(H, int(chains), axis=1) if shared_chains and not fixed else H)
     return np.concatenate(out)
@@ -419,8 +421,8 @@ def ihgp_hypergradient(ctx, x, y, N: int, n: int, scale: float):
     replacement like PHE (so only the sharing differs); as ``fednest.fed_out``."""
     o = ctx.oracle
     X, Y = _batch(ctx, x), _batch(ctx, y)
-    p, _ = ihgp(ctx, X, Y, N, n, scale, replace=True)
-    S = o.sample_clients(ctx.replicates, n, True)
+    p, _ = ihgp(ctx, X, Y, N, n, scale, replace=REPLACE)
+    S = o.sample_clients(ctx.replicates, n, REPLACE)
     h = o.grad_x_f(S, X[:, None, :], Y[:, None, :]) - o.jvp_xy_g(S, X[:, None, :], Y[:, None, :],
                                                               p[:, None, :])
     return _host(ctx, h.mean(axis=1))
@@ -699,6 +701,11 @@ def stationarity_at_epsilon(inv_eps, replicates, seed, backend="numpy", *, step_
 INNER_TAU = 10  # FedAvg local steps
 
 
+def inner_step(problem) -> float:
+    """The inner loops' step ``β = 1/(2ℓ_{g,1})``: Lemma 5's largest."""
+    return 1.0 / (2.0 * problem.constants["ell_g1"])
+
+
 @functools.cache
 def inner_problem(noise: float = 0.0, clients: int = 100) -> QuadraticBilevel:
     """The inner-loop instance (dense 2×2 blocks); ``clients = 10⁶`` on a GPU (:data:`GPU_CLIENTS`)."""
@@ -719,13 +726,13 @@ def _inner_mse(solver, problem, n, replicates, seed, backend, burn=100, steps=20
     ``y₀ = y*(x)``, step ``β = 1/(2ℓ_{g,1})`` (Lemma 5's largest)."""
     x = inner_point(problem)
     ys = np.asarray(problem.y_star(x), float)
-    beta = 1.0 / (2.0 * problem.constants["ell_g1"])
+    beta = inner_step(problem)
     ctx = make_context(problem, replicates, seed, backend)
     X, y = _batch(ctx, x), _batch(ctx, ys)
-    y = solver(ctx, X, y, burn, lambda t: beta, int(n), replace=True, **kw)
+    y = solver(ctx, X, y, burn, lambda t: beta, int(n), replace=REPLACE, **kw)
     acc = np.zeros(replicates)
     for _ in range(steps):
-        y = solver(ctx, X, y, 1, lambda t: beta, int(n), replace=True, **kw)
+        y = solver(ctx, X, y, 1, lambda t: beta, int(n), replace=REPLACE, **kw)
         acc += ((_host(ctx, y) - ys) ** 2).sum(axis=-1)
     return acc / steps
 
@@ -745,18 +752,23 @@ def inner_drift(n, replicates, seed, backend="numpy", clients=100, *, fedavg_inn
 LEMMA5_T = 8
 
 
-def inner_lemma5(n, replicates, seed, backend="numpy", *, step_factor: float = 1.0):
+def inner_lemma5(n, replicates, seed, backend="numpy", *, step_factor: float = 1.0,
+                 summed: bool = False):
     """``‖y^{k,T} − y*(x)‖²`` after ``T = 8`` minibatch-SGD steps from ``y = 0`` against
     Lemma 5's ``(1 − βμ_g)^T‖y⁰ − y*‖² + 4(σ_{g,1}² + σ_g²)Tβ²/(nS)``.  ``step_factor``:
-    mutant, the steps taken are ``step_factor·β`` while the bound is evaluated at ``β``."""
+    mutant, the steps taken are ``step_factor·β`` while the bound is evaluated at ``β``;
+    ``summed``: mutant, the server sums the ``n`` client gradients instead of averaging them
+    (a step of ``nβ`` along their mean)."""
+    if summed:
+        step_factor = step_factor * int(n)
     problem = inner_problem(noise=0.5)
     c = problem.constants
     x = inner_point()
     ys = np.asarray(problem.y_star(x), float)
-    beta, S = 1.0 / (2.0 * c["ell_g1"]), 1
+    beta, S = inner_step(problem), 1
     ctx = make_context(problem, replicates, seed, backend)
     y = minibatch_sgd(ctx, _batch(ctx, x), _batch(ctx, np.zeros_like(ys)), LEMMA5_T,
-                      lambda t: step_factor * beta, int(n), S, replace=True)
+                      lambda t: step_factor * beta, int(n), S, replace=REPLACE)
     value = ((_host(ctx, y) - ys) ** 2).sum(axis=-1)
     bound = ((1 - beta * c["mu_g"]) ** LEMMA5_T * float(ys @ ys)
              + 4 * (c["sigma_g12"] + c["sigma_g2"]) * LEMMA5_T * beta ** 2 / (int(n) * S))
@@ -847,6 +859,78 @@ def _thm1_conditions(nK) -> tuple[Condition, ...]:
     )
 
 
+def _curvature_conditions(problem, role: str) -> list[Condition]:
+    """Assumptions 1–2 on the lower level of ``problem``: ``μ_g > 0`` and ``‖∇²_{yy}g_i‖ ≤
+    ℓ_{g,1}`` (``role``: what ``ℓ_{g,1}`` is to the claim's algorithm).  Assumptions 3–4 hold by
+    the oracles' construction (unbiased, additive noise of the configured variance)."""
+    c = problem.constants
+    return [Condition("g_i μ_g-strongly convex in y, μ_g > 0 (Assumption 2)", c["mu_g"], 0.0,
+                      relation=">=", note=f"μ_g = min_i λ_min(∇²_{{yy}}g_i) = {c['mu_g']:.4g}"),
+            Condition("‖∇²_{yy}g_i‖ ≤ ℓ_{g,1} (Assumption 1: ∇g_i ℓ_{g,1}-Lipschitz)",
+                      c["L_yy"], c["ell_g1"], note=f"max_i λ_max(∇²_{{yy}}g_i); ℓ_{{g,1}} is "
+                      f"{role}")]
+
+
+def _phe_conditions(problem, point, N: int | None = None) -> tuple[Condition, ...]:
+    """Prop. 1's and Prop. 2's hypotheses (Assumptions 1–4, the input ``N``) for PHE on
+    ``problem`` at ``point``; ``N`` the truncation, or ``None`` where ``N`` is swept.  The
+    chains are Monte-Carlo samples of one ``H_i`` (whose law does not depend on PHE's ``n``),
+    so ``n ≤ m`` is not a condition here."""
+    d, r, _, _ = _client_terms(problem, *point)
+    grad = float(np.sqrt((d ** 2).sum(-1) + (r ** 2).sum(-1)).max())
+    ell_f0, radius = problem.constants["ell_f0"], problem.radius
+    return (*_curvature_conditions(problem, "PHE's Neumann scale (Alg. 2, eq. (5))"),
+            Condition("f_i ℓ_{f,0}-Lipschitz, ‖∇f_i(x, y)‖ ≤ ℓ_{f,0} at the estimator's point "
+                      "(Assumption 1)", grad, ell_f0,
+                      note=f"max_i ‖∇f_i‖ at the claim's (x, y); the instance's ℓ_{{f,0}} holds "
+                           f"on ‖x‖, ‖y‖ ≤ {radius:g}"),
+            Condition("N ≥ 1, N_i ~ U{0, …, N − 1} (Alg. 2; N the input of Alg. 1)",
+                      float if N is None else N, 1, relation=">="))
+
+
+def _replacement_condition(source: str, n_max_note: str) -> Condition:
+    """The proofs' sampling of clients with replacement (FEDMBO-R4), as the measures run it."""
+    return Condition(f"clients sampled with replacement ({source})", float(REPLACE), 1.0,
+                     relation="==", note=n_max_note)
+
+
+def _prop3_conditions(problem) -> tuple[Condition, ...]:
+    """Prop. 3's hypotheses: Prop. 2's (at PHE's point, ``N = VAR_N``) and the independence of
+    the ``H_i`` given ``F^k``, which its proof takes from sampling with replacement."""
+    m = problem.clients
+    return (*_phe_conditions(problem, PHE_POINT, VAR_N),
+            _replacement_condition(
+                "proof of Prop. 3: the H_i pairwise independent given F^k; FEDMBO-R4",
+                f"the n draws are then i.i.d. uniform for every n, which is all the proof uses; "
+                f"the grids take n past the m = {m} clients of the CPU instance (§3.3 has "
+                "n ≤ m)"))
+
+
+def _lemma5_conditions(problem, x) -> tuple[Condition, ...]:
+    """Lemma 5's hypotheses for the inner loop at ``x``: Assumptions 1–2, Assumption 5 at
+    ``(x, y*(x))`` (where eq. (11) uses it), ``0 < β ≤ 1/(2ℓ_{g,1})`` and the sampling of
+    FEDMBO-R12."""
+    c, h = problem.constants, problem.host
+    ys = np.asarray(problem.y_star(x), float)
+    idx = np.arange(h.clients)[None]
+    xb = np.broadcast_to(np.asarray(x, float), (1, h.clients, h.dim_x))
+    yb = np.broadcast_to(ys, (1, h.clients, h.dim_y))
+    G = np.concatenate([h.exact_grad_x_g(idx, xb, yb), h.exact_grad_y_g(idx, xb, yb)], -1)[0]
+    spread = float(((G - G.mean(0)) ** 2).sum(-1).mean())
+    return (*_curvature_conditions(problem, "Lemma 5's step cap"),
+            Condition("0 < β_{k,t} ≤ 1/(2ℓ_{g,1}) (Lemma 5)", inner_step(problem),
+                      1.0 / (2.0 * c["ell_g1"])),
+            Condition("E_i‖∇g_i(z) − ∇g(z)‖² ≤ σ_g² (Assumption 5), at z = (x, y*(x)) where "
+                      "eq. (11) uses it", spread, c["sigma_g2"],
+                      note=f"σ_g² = {c['sigma_g2']:.4g}, the instance's maximum over ‖z‖ ≤ "
+                           f"√2·{problem.radius:g} (FEDMBO-R12); ‖z‖ = "
+                           f"{math.hypot(np.linalg.norm(x), np.linalg.norm(ys)):.3g} here"),
+            _replacement_condition(
+                "Lemma 5's proof: P(c_i = p, c_j = q) the same for every (p, q); FEDMBO-R12",
+                f"i.i.d. uniform draws for every n; the grids take n past the m = "
+                f"{problem.clients} clients of the CPU instance (§3.3 has n ≤ m)"))
+
+
 def _pow2(lo: int, hi: int) -> list[int]:
     return [2 ** k for k in range(lo, hi)]
 
@@ -909,6 +993,7 @@ def _claims() -> list:
                       f"2^15 chains per replicate (clients with replacement), noise-free "
                       f"instance with κ_g = {kg:.3f}; ‖H̄ − ∇̄f‖² estimated without bias by "
                       "⟨ē₁ − ∇̄f, ē₂ − ∇̄f⟩ over two halves of the chains"),
+            conditions=_phe_conditions(prob, PHE_POINT),
             touches=(*_TOUCH_PHE, "FEDMBO-R5")),
         P.claim(
             "phe_bias_bound_stated", role="finding",
@@ -937,6 +1022,8 @@ def _claims() -> list:
                       "(v ∝ Gᵀu₁, G = Rᵀ + SJ: the direction in which ∇_y f grows fastest along "
                       "the slowest Neumann mode u₁), 2^13 chains per replicate, noise-free, "
                       "coupling 2, instance seed 2"),
+            conditions=_phe_conditions(phe_problem(**BOUND_INSTANCE),
+                                       bias_bound_point()),
             touches=("FEDMBO-R5", *_TOUCH_PHE)),
         P.claim(
             "phe_bias_bound_linear", role="finding",
@@ -960,6 +1047,7 @@ def _claims() -> list:
             schedule=(f"scalar instance g = ½ay² − bxy, f = qy with a = 1, b = 600/49, q = 1 "
                       f"(ℓ_{{g,1}} = 625/49, κ_g = {kt:.4g}), one client, noise-free, at (1, 0); "
                       "PHE with 2^13 chains per replicate, N swept"),
+            conditions=_phe_conditions(scalar_problem(**TIGHT), SCALAR_POINT),
             touches=("FEDMBO-R5", *_TOUCH_PHE)),
         P.claim(
             "phe_bias_bound_proof", role="confirmation",
@@ -990,6 +1078,7 @@ def _claims() -> list:
                 "and it tends to 1 as κ_g → ∞ (the proof's bound is tight). A bound too small "
                 f"by a factor c (in norm) is detected when c² < {1 - 1 / kt:.4f}·(1 − Monte-"
                 "Carlo error): c ≲ 0.95 here"),
+            conditions=_phe_conditions(scalar_problem(**TIGHT), SCALAR_POINT),
             touches=("FEDMBO-R5", *_TOUCH_PHE)),
         P.claim(
             "phe_variance_vs_clients", role="confirmation", source=P.cite("Prop. 3"),
@@ -1015,6 +1104,7 @@ def _claims() -> list:
             schedule=(f"PHE (Alg. 2) with N = {VAR_N}, ℓ = ℓ_{{g,1}}, n chains sampled with "
                       "replacement, at (x, y) = (1, 0); σ_f = σ_{g,1} = 1, Hessian noise 0.5; "
                       "H̄ in closed form"),
+            conditions=_prop3_conditions(phe_problem(noise=1.0, hessian_noise=0.5)),
             touches=_TOUCH_PHE),
         P.claim(
             "ihgp_variance_contrast", role="confirmation",
@@ -1038,6 +1128,7 @@ def _claims() -> list:
                       f"FedIHGP (one chain, one truncation N' ~ U{{0..{VAR_N - 1}}}, |S_l| = n) "
                       "then h = mean_{i∈S}(∇ₓf_i − ∇²_{xy}g_i p_{N'}), |S| = n, both with "
                       "replacement; same instance, point, N and closed-form mean H̄"),
+            conditions=_prop3_conditions(phe_problem(noise=1.0, hessian_noise=0.5)),
             touches=_TOUCH_PHE),
         P.claim(
             "phe_variance_vs_N", role="finding",
@@ -1067,6 +1158,7 @@ def _claims() -> list:
                             {"fixed": True}, kind="repair"),),
             schedule=("PHE at (x, y) = (1, 0), noise-free random instance, 256 chains per "
                       "replicate, N swept; H̄ in closed form"),
+            conditions=_phe_conditions(prob, PHE_POINT),
             touches=(*_TOUCH_PHE, "FEDMBO-R6")),
         P.claim(
             "phe_variance_prop2_explicit", role="finding",
@@ -1103,6 +1195,7 @@ def _claims() -> list:
                       f"{t2:.4g}), one client, noise-free, at (1, 0); PHE with "
                       f"{PROP2_CHAINS} chains per replicate, N swept; H̄ in closed form; "
                       "the bound is the registered σ̃_f² at the instance's constants"),
+            conditions=_phe_conditions(scalar_problem(**PROP2), SCALAR_POINT),
             touches=(*_TOUCH_PHE, "FEDMBO-R6")),
     ]
     thm_n = rates.law_for(THM1_N, "exponent_at_order", "K", second="n")
@@ -1214,6 +1307,7 @@ def _claims() -> list:
                       "rounds after 100; value: minibatch SGD (Alg. 1 l. 4–12); contrast: "
                       f"FedAvg, τ = {INNER_TAU} local steps of β/τ (its stationary error is its "
                       "drift bias² plus variance/n, flat in n once the bias dominates)"),
+            conditions=_lemma5_conditions(inner_problem(), inner_point()),
             touches=("FEDMBO-R1", "FEDMBO-R12")),
         P.claim(
             "inner_loop_lemma5", role="confirmation", source=P.cite("Lemma 5"),
@@ -1227,11 +1321,16 @@ def _claims() -> list:
             law=law(rates.law_for(LEMMA5, "bound")), tolerance=0.0,
             mutants=(Mutant("step_quarter", "the inner loop takes steps β/4 while the bound is "
                             "evaluated at β: the contraction (1 − βμ_g)^T is not achieved",
-                            {"step_factor": 0.25}, kind="schedule"),),
+                            {"step_factor": 0.25}, kind="schedule"),
+                     Mutant("summed", "the server sums the n client gradients instead of "
+                            "averaging them (a step of nβ along their mean): from n = 4 on the "
+                            "step is ≥ 2/ℓ_{g,1} and the inner loop no longer contracts",
+                            {"summed": True}, kind="noise_averaging")),
             schedule=(f"T = {LEMMA5_T} minibatch-SGD steps from y = 0 at x = 7v (as "
                       "fedmbo.inner_loop_drift), β = 1/(2ℓ_{g,1}), S = 1, σ_{g,1} = 0.5, n with "
                       "replacement; σ_g² = the instance's measured heterogeneity (sup over the "
                       "radius-10 ball)"),
+            conditions=_lemma5_conditions(inner_problem(noise=0.5), inner_point()),
             touches=("FEDMBO-R1", "FEDMBO-R12")),
     ]
     return claims

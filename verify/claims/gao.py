@@ -442,16 +442,22 @@ def localbsgm_vs_iterations(T, replicates, seed, backend="numpy", *, mutant=None
                         backend, override=over)
 
 
+def _single_term(mutant) -> dict | None:
+    """Mutant ``single_term``: the Neumann series of eq. (3.2)–(3.3) cut to ``Q = 1`` at every
+    ``ε`` (one Hessian-vector product per hypergradient)."""
+    return {"neumann_steps": 1} if mutant == "single_term" else None
+
+
 def localbsgm_vs_rounds(C, replicates, seed, backend="numpy", *, mutant=None):
     """LocalBSGM at Cor. 1's schedule with ``T(ε)/p(ε) = C``, homogeneous devices.  Mutant
     ``period_fixed``: ``p = 2`` at every ``ε``, so ``C`` rounds buy ``T = 2C`` iterations, run
-    at Cor. 1's ``η(ε), Q(ε)`` for that ``T``."""
-    _check_mutant(mutant, ("period_fixed",))
+    at Cor. 1's ``η(ε), Q(ε)`` for that ``T``; ``single_term``: :func:`_single_term`."""
+    _check_mutant(mutant, ("period_fixed", "single_term"))
     if mutant == "period_fixed":
         eps = M_DESIGN.epsilon_at_iterations(FIXED_PERIOD * float(C))
         over = {"period": FIXED_PERIOD}
     else:
-        eps, over = M_DESIGN.epsilon_at_rounds(float(C)), None
+        eps, over = M_DESIGN.epsilon_at_rounds(float(C)), _single_term(mutant)
     return run_schedule("localbsgm", M_DESIGN, homogeneous(DEVICES), eps, replicates, seed,
                         backend, override=over)
 
@@ -479,14 +485,15 @@ def localbsgvrm_vs_iterations(T, replicates, seed, backend="numpy", *, mutant=No
 
 def localbsgvrm_vs_rounds(C, replicates, seed, backend="numpy", *, mutant=None):
     """LocalBSGVRM at Cor. 2's schedule with ``T(ε)/p(ε) = C``, homogeneous devices.  Mutant
-    ``period_fixed``: ``p = S = 2`` (Thm. 2's ``α``, ``η_t`` at ``p = 2``), ``T = 2C``."""
-    _check_mutant(mutant, ("period_fixed",))
+    ``period_fixed``: ``p = S = 2`` (Thm. 2's ``α``, ``η_t`` at ``p = 2``), ``T = 2C``;
+    ``single_term``: :func:`_single_term`."""
+    _check_mutant(mutant, ("period_fixed", "single_term"))
     P = homogeneous(DEVICES)
     if mutant == "period_fixed":
         eps = V_DESIGN.epsilon_at_iterations(FIXED_PERIOD * float(C))
         over = _fixed_period_vrm(P, FIXED_PERIOD, V_DESIGN.rho)
     else:
-        eps, over = V_DESIGN.epsilon_at_rounds(float(C)), None
+        eps, over = V_DESIGN.epsilon_at_rounds(float(C)), _single_term(mutant)
     return run_schedule("localbsgvrm", V_DESIGN, P, eps, replicates, seed, backend,
                         override=over)
 
@@ -716,6 +723,9 @@ _HETER = (f"heterogeneous devices (QuadraticBilevel.random(clients {DEVICES}, di
 _PERIOD_FIXED = (f"period held at p = {FIXED_PERIOD} instead of the corollary's p ∝ ε^{{-1/2}}: "
                  f"C rounds buy T = {FIXED_PERIOD}C iterations, run at the corollary's "
                  "η, Q for that T, so the rounds to reach ε grow as the iterations do")
+_SINGLE_TERM = ("the Neumann series cut to Q = 1 (one Hessian-vector product per "
+                "hypergradient) at every ε instead of the corollary's Q = O(log 1/ε): its "
+                "truncation bias (1 − θμ)²L₀L₁/μ is a floor that A cannot go below")
 _NO_CORRECTION = ("eq. (3.8)'s STORM correction dropped: u_t = (1 − αη²)u_{t−1} + αη²∇̂Φ(x_t) "
                   "(plain momentum at the same weights), so the estimator's variance is no "
                   "longer reduced and the rate falls back to that of momentum SGD")
@@ -753,8 +763,17 @@ def _conditions(design, prob_of, eps_of, thm: int) -> tuple[Condition, ...]:
         def lim(x):
             h = hp(x)
             return theorem1_limits(prob_of(x), h["alpha"], h["beta"], h["period"], h["rho2"])
+
+        def eta_cap(x):
+            h, g = hp(x), gao_constants(prob_of(x))
+            a, b, r = h["alpha"], h["beta"], h["rho1"] ** 2 + h["rho2"] ** 2
+            return min(1 / a, 1 / b, 1 / (2 * h["rho1"] * g["L_Phi"]),
+                       1 / (3 * h["period"] * (a * a + b * b) ** 0.25 * r ** 0.25
+                            * g["L_hat"] ** 0.5), 1.0)
         conds += [
-            Condition("η < 1 (Thm 1)", lambda x: hp(x)["eta"], 1.0),
+            Condition("η < min{1/α, 1/β, 1/(2ρ₁L_Φ), 1/(3p(α² + β²)^{1/4}(ρ₁² + ρ₂²)^{1/4}"
+                      "L̂^{1/2}), 1} (Thm 1)", lambda x: hp(x)["eta"], eta_cap,
+                      note="at the run's α, β, ρ₁, ρ₂ (GAO-R7) and L_Φ, L̂ of GAO-R1"),
             Condition("ρ₂ ≤ Thm 1's limit", lambda x: hp(x)["rho2"],
                       lambda x: lim(x)["rho2_max"], inside=False,
                       note="GAO-R7: the theorem's ρ limits would need 10⁵–10⁶ iterations per "
@@ -766,6 +785,10 @@ def _conditions(design, prob_of, eps_of, thm: int) -> tuple[Condition, ...]:
             h, g, K = hp(x), gao_constants(prob_of(x)), prob_of(x).clients
             return 1 / math.sqrt(288 * (2 + 4 * g["L_hat"] ** 2 / K)
                                  * (h["rho1"] ** 2 + h["rho2"] ** 2))
+
+        def rho1_cap(x):
+            g = gao_constants(prob_of(x))
+            return min(hp(x)["rho2"] / (20 * g["kappa"] ** 2), g["mu"] / (1540 * g["L_hat"]), 1.0)
         conds += [
             Condition("S = p (Thm 2)", lambda x: hp(x)["minibatch"], lambda x: hp(x)["period"],
                       relation="=="),
@@ -776,8 +799,76 @@ def _conditions(design, prob_of, eps_of, thm: int) -> tuple[Condition, ...]:
             Condition("ρ₂ ≤ min{μ/19720, 1/(6L₁), 1} (Thm 2)", lambda x: hp(x)["rho2"],
                       lambda x: min(gao_constants(prob_of(x))["mu"] / 19720, 1 / (6 * L1(x)),
                                     1.0), inside=False,
-                      note="GAO-R7: practical ρ₁ = ρ₂ = 1")]
+                      note="GAO-R7: practical ρ₁ = ρ₂ = 1"),
+            Condition("ρ₁ ≤ min{ρ₂/(20κ²), μ/(1540L̂), 1} (Thm 2)", lambda x: hp(x)["rho1"],
+                      rho1_cap, inside=False, note="GAO-R7: practical ρ₁ = ρ₂ = 1")]
     return tuple(conds)
+
+
+def _assumption_conditions(prob_of, constants_of=None) -> tuple[Condition, ...]:
+    """Assumptions 1–2 on the instance ``prob_of(x)``, as the series of eq. (3.2) uses them:
+    ``μ > 0`` and ``‖∇²_{yy}g^{(k)}‖ ≤ L₁``, with :func:`gao_constants` (or ``constants_of(x)``,
+    a dict with ``mu`` and ``L1``, where the claim's bound uses other constants)."""
+    consts = constants_of or (lambda x: gao_constants(prob_of(x)))
+    return (Condition("g^{(k)} μ-strongly convex in y, μ > 0 (Assumption 1)",
+                      lambda x: consts(x)["mu"], 0.0, relation=">=",
+                      note="μ = min_k λ_min(∇²_{yy}g^{(k)})"),
+            Condition("∇g^{(k)} L₁-Lipschitz, so ‖∇²_{yy}g^{(k)}‖ ≤ L₁ (Assumption 2)",
+                      lambda x: prob_of(x).constants["L_yy"], lambda x: consts(x)["L1"],
+                      note="max_k λ_max(∇²_{yy}g^{(k)}) against the claim's L₁"))
+
+
+def _neumann_conditions(prob_of, constants_of, theta_of, q_zero: bool = False
+                        ) -> tuple[Condition, ...]:
+    """The hypotheses of ``Δ_Q`` (Sec. 3, eq. 3.2 and after Thm 1) at ``Q = x``: Assumptions
+    1–2 (:func:`_assumption_conditions`), ``θ < 1/L₁`` (Thms 1, 2) and ``Q > 0`` (Sec. 3);
+    ``q_zero``: the grid starts at ``Q = 0``, outside ``Q > 0`` on purpose."""
+    note = ("the grid starts at Q = 0 (the series θI): outside the paper's Q > 0, where the "
+            "bound Δ_Q = (1 − θμ)^{Q+1}L₀L₁/μ is still defined and is checked as well; every "
+            "other point is inside") if q_zero else ""
+    return (*_assumption_conditions(prob_of, constants_of),
+            Condition("θ < 1/L₁ (Thms 1, 2, under which Δ_Q is stated)",
+                      lambda x: theta_of(x) * constants_of(x)["L1"], 1.0),
+            Condition("Q > 0 (Sec. 3, eq. 3.2: \"θ > 0 and Q > 0 are hyperparameters\")",
+                      lambda x: x, 1, relation=">=", inside=not q_zero, note=note))
+
+
+def _schedule_conditions(design, prob_of, eps_of, thm: int,
+                         label: str = "") -> tuple[Condition, ...]:
+    """:func:`_conditions` plus Cor 1/2's ``Q > 0`` (Sec. 3) at the schedule's ``Q``; each
+    statement prefixed with ``label`` (a claim that runs both algorithms)."""
+    def q(x):
+        return design.hyperparameters(prob_of(x), eps_of(x))[1]["neumann_steps"]
+    conds = (*_conditions(design, prob_of, eps_of, thm),
+             Condition("Q > 0 (Sec. 3, eq. 3.2; Cor 1, 2: Q = O(log 1/ε))", q, 1,
+                       relation=">="))
+    return tuple(replace(c, statement=label + c.statement) for c in conds)
+
+
+def _floor_conditions(design, thm: int) -> tuple[Condition, ...]:
+    """Thm 1/2's hypotheses on :func:`heterogeneous` at the schedule of ``design``, and
+    Assumption 4 on the domain of GAO-R8: the runs start at ``x*`` and converge to ``x̃``
+    (:func:`biased_stationary_point` at the point's ``θ, Q``), both inside it."""
+    P = heterogeneous()
+
+    def prob(x):
+        return P
+
+    def extent(x):
+        hp = design.hyperparameters(P, design.epsilon_at_iterations(x))[1]
+        x_tilde, _ = biased_stationary_point(P, hp["theta"], hp["neumann_steps"])
+        return max(float(np.linalg.norm(np.asarray(z))) for z in (
+            P.x_star, P.y_star(P.x_star), x_tilde, P.y_star(x_tilde)))
+    g = gao_constants(P)
+    a4 = Condition(
+        "(1/K)Σ_k‖∇̂Φ^{(k)} − mean‖² ≤ δ², (1/K)Σ_k‖∇g^{(k)} − ∇g‖² ≤ δ² (Assumption 4), on the "
+        "domain ‖x‖, ‖y‖ ≤ r of GAO-R8: max(‖x*‖, ‖y*(x*)‖, ‖x̃‖, ‖y*(x̃)‖) ≤ r", extent,
+        P.radius,
+        note=f"both spreads are affine in (x, y), hence bounded on the domain only; there "
+             f"δ² of ∇g is {g['delta2']:.4g} and L₀ = {g['L0']:.4g}; exact oracles start at x* "
+             "and converge to x̃ (closed form at the point's θ, Q)")
+    return (*_assumption_conditions(prob),
+            *_schedule_conditions(design, prob, design.epsilon_at_iterations, thm), a4)
 
 
 def _grid_T(design, periods):
@@ -803,6 +894,9 @@ CLAIMS = [
                   "estimators.theta_q is exact; 8 heterogeneous devices (dims 3, κ = 5, "
                   "h = 0.5), random x ∈ [−1, 1]³, y = y*(x) per replicate; tolerance 10% of "
                   "|log(1−θμ)|"),
+        conditions=_neumann_conditions(
+            lambda Q: neumann_instance(), lambda Q: gao_constants(neumann_instance()),
+            lambda Q: default_theta(neumann_instance())),
         touches=("GAO-R8",)),
     P_.claim(
         "neumann_bias_bounded", role="confirmation",
@@ -835,6 +929,10 @@ CLAIMS = [
                    "run with θ/2, the bound left at θ): the bias decays as (1 − θμ/2)^{Q+1}, "
                    "slower than Δ_Q, and exceeds it once Q is large", {"mutant": "theta_half"},
                    kind="neumann_scaling")),
+        conditions=_neumann_conditions(lambda Q: worst_neumann_instance(),
+                                       lambda Q: _worst_constants(),
+                                       lambda Q: default_theta(worst_neumann_instance()),
+                                       q_zero=True),
         touches=("GAO-R1", "GAO-R8")),
     P_.claim(
         "localbsgm_iterations_vs_epsilon", role="confirmation",
@@ -869,7 +967,9 @@ CLAIMS = [
         schedule=f"{_M_SCHED}; {_HOMOG}; x = T(ε)/p(ε) (= the ledger's rounds, counted by "
                  "Context.aggregate); tolerance 10% of the exponent",
         mutants=(Mutant("period_fixed", _PERIOD_FIXED + " (A ∝ (T/p)^{-1/2})",
-                        {"mutant": "period_fixed"}, kind="schedule"),),
+                        {"mutant": "period_fixed"}, kind="schedule"),
+                 Mutant("single_term", _SINGLE_TERM, {"mutant": "single_term"},
+                        kind="truncation")),
         conditions=_conditions(M_DESIGN, lambda x: homogeneous(DEVICES), M_DESIGN.epsilon_at_rounds, 1),
         touches=("GAO-R1", "GAO-R2", "GAO-R6", "GAO-R7", "GAO-R9")),
     P_.claim(
@@ -928,7 +1028,9 @@ CLAIMS = [
         schedule=f"{_V_SCHED}; {_HOMOG}; x = T(ε)/p(ε) (the ledger's rounds within one: Alg 2 "
                  "averages at (t+1) mod p = 0 from t = 1); tolerance 10% of the exponent",
         mutants=(Mutant("period_fixed", _PERIOD_FIXED + " (p = S = 2 with Thm 2's α, η_t at "
-                        "p = 2)", {"mutant": "period_fixed"}, kind="schedule"),),
+                        "p = 2)", {"mutant": "period_fixed"}, kind="schedule"),
+                 Mutant("single_term", _SINGLE_TERM, {"mutant": "single_term"},
+                        kind="truncation")),
         conditions=_conditions(V_DESIGN, lambda x: homogeneous(DEVICES), V_DESIGN.epsilon_at_rounds, 2),
         touches=("GAO-R1", "GAO-R2", "GAO-R4", "GAO-R5", "GAO-R6", "GAO-R7", "GAO-R9",
                  "GAO-I1", "GAO-I2", "GAO-I3", "GAO-I4")),
@@ -982,6 +1084,7 @@ CLAIMS = [
                         "replaced by the devices' mean (gradients still heterogeneous): the "
                         "device average of eq. (3.1) is then ∇Φ, x̃ = x* up to the truncation "
                         "bias, and A ≤ ε holds", {"mutant": "shared_hessians"}, kind="repair"),),
+        conditions=_floor_conditions(M_DESIGN, 1),
         touches=("GAO-R3", "GAO-R1", "GAO-R2", "GAO-R6", "GAO-R7", "GAO-R9")),
     P_.claim(
         "localbsgvrm_heterogeneous_floor", role="finding",
@@ -997,6 +1100,7 @@ CLAIMS = [
                         "replaced by the devices' mean (gradients still heterogeneous): the "
                         "device average of eq. (3.1) is then ∇Φ, x̃ = x* up to the truncation "
                         "bias, and A ≤ ε holds", {"mutant": "shared_hessians"}, kind="repair"),),
+        conditions=_floor_conditions(V_DESIGN, 2),
         touches=("GAO-R3", "GAO-R1", "GAO-R2", "GAO-R4", "GAO-R5", "GAO-R6", "GAO-R7",
                  "GAO-R9", "GAO-I3")),
     P_.claim(
@@ -1024,6 +1128,11 @@ CLAIMS = [
                   f"derived exponent is {PRODUCT_EXPONENT_M:g}; tolerance 0.15 (a third of the "
                   "gap between the two exponents)"),
         mutants=(Mutant("no_correction", _NO_CORRECTION, {"mutant": "no_correction"}, kind="estimator"),),
+        conditions=(*_assumption_conditions(lambda x: homogeneous(DEVICES)),
+                    *_schedule_conditions(M_DESIGN, lambda x: homogeneous(DEVICES),
+                                          lambda x: 1.0 / x, 1, "LocalBSGM: "),
+                    *_schedule_conditions(V_DESIGN, lambda x: homogeneous(DEVICES),
+                                          lambda x: 1.0 / x, 2, "LocalBSGVRM: ")),
         touches=("GAO-R1", "GAO-R2", "GAO-R4", "GAO-R5", "GAO-R6", "GAO-R7", "GAO-R9",
                  "GAO-I1", "GAO-I3")),
 ]

@@ -161,8 +161,20 @@ class SecondOrderStep(MemFBO):
         return dx, dy, dz
 
 
+class DirectOnly(MemFBO):
+    """Mutant: the x-direction without its penalty term, ``∇ₓf_i(x, y)`` in place of
+    ``∇ₓf_i(x, y) + λ(∇ₓg_i(x, y) − ∇ₓg_i(x, z))`` (eq. (6)): the part of ``∇L*_λ`` that stands
+    for the implicit gradient is dropped, so the iterates go to a stationary point of
+    ``f(·, y*(·))``'s direct part, not of ``Φ``."""
+
+    def local_gradients(self, ctx, idx, x, y, z):
+        dx, dy, dz = super().local_gradients(ctx, idx, x, y, z)
+        return ctx.oracle.grad_x_f(idx, x, y), dy, dz
+
+
 MUTANT_ALGORITHMS = {None: MemFBO, "one_client": OneClientUpload,
-                     "stored_directions": StoredDirections, "second_order": SecondOrderStep}
+                     "stored_directions": StoredDirections, "second_order": SecondOrderStep,
+                     "indirect_dropped": DirectOnly}
 
 
 def _run(prob, rounds, replicates, seed, backend, mutant=None, **hp):
@@ -225,21 +237,32 @@ def rate_full_T(T, replicates, seed, backend="numpy", *, mutant=None):
     """Tail-averaged ``‖∇Φ(x^t)‖²``, full participation ``P = n = 16``, ``λ = c_λT^{1/3}``,
     ``τ = ⌈c_τT^{4/3}/P⌉``, ``γ_x = min{γ̄_x, (Pτ/(λT))^{1/2}}``; each replicate pools
     ``⌈256/T⌉`` runs (a run costs ``∝ T^{7/3}``).  ``mutant="tau_fixed"``: ``τ = 4`` at every
-    ``T`` (τ does not grow as Cor. 5.12 prescribes)."""
-    if mutant not in (None, "tau_fixed"):
-        raise ValueError(f"`mutant` must be None or 'tau_fixed', got {mutant!r}")
+    ``T`` (τ does not grow as Cor. 5.12 prescribes); ``"indirect_dropped"``: :class:`DirectOnly`."""
+    if mutant not in (None, "tau_fixed", "indirect_dropped"):
+        raise ValueError("`mutant` must be None, 'tau_fixed' or 'indirect_dropped', got "
+                         f"{mutant!r}")
     return _rate_run(T, N_CLIENTS, True, replicates, seed, backend,
                      pool=max(1, math.ceil(T_POOL / int(T))),
+                     algorithm="indirect_dropped" if mutant == "indirect_dropped" else None,
                      tau=TAU_FIXED if mutant == "tau_fixed" else None)
 
 
-#: the fixed evaluation points of the penalty gap (independent of the runner's seed)
-GAP_POINTS = np.random.default_rng(20250).standard_normal((256, DIM_X)) * 3.0
+def _gap_points(count: int = 256, seed: int = 20250) -> np.ndarray:
+    """``count`` fixed points ``x ~ N(0, 9I)`` conditioned on ``‖x‖ ≤ radius`` (the ball on
+    which the instance's ``ℓ_{f,0}`` bounds ``‖∇f_i‖``, Assumption 5.4), by rejection from
+    one seeded stream (independent of the runner's seed)."""
+    draws = np.random.default_rng(seed).standard_normal((4 * count, DIM_X)) * 3.0
+    inside = draws[np.linalg.norm(draws, axis=1) <= problem().constants["radius"]]
+    return inside[:count]
+
+
+#: the fixed evaluation points of the penalty gap
+GAP_POINTS = _gap_points()
 
 
 def penalty_gap(lam, replicates, seed, backend="numpy", *, penalty_power=1.0):
-    """``‖∇L*_λ(x) − ∇Φ(x)‖`` in closed form, averaged over the 256 fixed points ``x ~ N(0, 9I)``
-    (deterministic: every replicate is the same; ``max_gap`` the largest over the points).
+    """``‖∇L*_λ(x) − ∇Φ(x)‖`` in closed form, averaged over the 256 fixed points
+    :data:`GAP_POINTS` (``x ~ N(0, 9I)`` in the radius ball; deterministic: every replicate is the same; ``max_gap`` the largest over the points).
     ``penalty_power`` (a mutant): the reformulation built with the multiplier
     ``λ^{penalty_power}`` instead of ``λ``."""
     p = problem()
@@ -251,6 +274,7 @@ def penalty_gap(lam, replicates, seed, backend="numpy", *, penalty_power=1.0):
 
 
 PLATEAU_ROUNDS = 600
+PLATEAU_HP = dict(sampled_clients=N_CLIENTS, local_steps=1)   # full participation, τ = 1
 
 
 def plateau(lam, replicates, seed, backend="numpy"):
@@ -265,7 +289,7 @@ def plateau(lam, replicates, seed, backend="numpy"):
     for _ in range(replicates):
         x0 = 2.0 * rng.standard_normal(DIM_X)
         tr = run("memfbo", p, rounds=PLATEAU_ROUNDS, replicates=1, seed=seed, backend=backend,
-                 penalty=lam, sampled_clients=N_CLIENTS, local_steps=1, x0=x0)
+                 penalty=lam, **PLATEAU_HP, x0=x0)
         vals.append(tr.stationarity[0, -PLATEAU_ROUNDS // 10:].mean())
         dist.append(((tr.x[0, -1] - x_lam) ** 2).sum())
         div.append(bool(tr.diverged[0]))
@@ -280,19 +304,27 @@ DRIFT_ROUNDS = 80
 TAU_REF = 1024
 
 
-def _drift_run(tau, replicates, seed, backend, fixed_eta: bool, identical_clients: bool):
-    """MemFBO at ``λ = 16``, ``P = n``, ``τ`` local steps, from the penalty point
-    ``(x_λ, y_λ(x_λ), y*(x_λ))`` (where every global direction vanishes), ``T = 80`` rounds;
-    tail averages over ``t > T/2``."""
+def _drift_setup(tau, fixed_eta: bool, identical_clients: bool = False):
+    """The drift claims' instance and MemFBO hyperparameters at ``τ`` local steps: ``λ = 16``,
+    ``P = n``, toolkit server steps, local steps ``γ_v/1024`` (``fixed_eta``) or ``γ_v/τ``,
+    started from the penalty point ``(x_λ, y_λ(x_λ), y*(x_λ))``."""
     p = problem(SIGMA if identical_clients else 0.0, 0.0 if identical_clients else 1.0)
     lam = DRIFT_LAMBDA
     g = _gammas(lam, p)
     x_lam, _ = penalty_stationary_point(p, lam)
     eta = ({f"eta_{v}": g[f"gamma_{v}"] / TAU_REF for v in ("x", "y", "z")} if fixed_eta
            else {})
+    return p, dict(penalty=lam, sampled_clients=N_CLIENTS, local_steps=int(tau), x0=x_lam,
+                   y0=penalty_y(p, x_lam, lam), z0=p.host.y_star(x_lam), **g, **eta)
+
+
+def _drift_run(tau, replicates, seed, backend, fixed_eta: bool, identical_clients: bool):
+    """MemFBO as :func:`_drift_setup` gives it (where every global direction vanishes),
+    ``T = 80`` rounds; tail averages over ``t > T/2``."""
+    p, hp = _drift_setup(tau, fixed_eta, identical_clients)
+    lam = hp["penalty"]
     tr = run("memfbo", p, rounds=DRIFT_ROUNDS, replicates=replicates, seed=seed,
-             backend=backend, penalty=lam, sampled_clients=N_CLIENTS, local_steps=int(tau),
-             x0=x_lam, y0=penalty_y(p, x_lam, lam), z0=p.host.y_star(x_lam), **g, **eta)
+             backend=backend, **hp)
     tail = slice(DRIFT_ROUNDS // 2, None)   # extras[t] is round t's drift, t = 0 … T−1
     xs = tr.x[:, DRIFT_ROUNDS // 2 + 1:]
     track = ((tr.y[:, DRIFT_ROUNDS // 2 + 1:] - penalty_y(p, xs, lam)) ** 2).sum(-1)
@@ -407,17 +439,123 @@ LAW_SECOND_ORDER = law(SECOND_ORDER_BOUND, "exact")
 
 
 # ============================================================================ conditions
+def _penalty_large(lam, inside: bool = True, note: str = "") -> Condition:
+    """§5.2's "λ sufficiently large" at the sweep value's penalty ``lam(x)`` (or a number)."""
+    c = problem().constants
+    return Condition("λ sufficiently large (§5.2): λ ≥ 3ℓ_{f,1}/μ_g", lam,
+                     3.0 * c["ell_f1"] / c["mu_g"], relation=">=", inside=inside,
+                     note=note or "the constant 3 is the project's (the paper gives none)")
+
+
+def _assumption_conditions(p: QuadraticBilevel, points) -> tuple[Condition, ...]:
+    """Assumptions 5.3 and 5.4 on the instance ``p`` where a result is evaluated:
+    ``points(x) -> (xs, λ)``, the upper-level points and the penalty at sweep value ``x``.
+    Constant Hessians make ``∇f_i, ∇g_i`` (ℓ_{f,1}, ℓ_{g,1}) and ``∇²f_i, ∇²g_i`` Lipschitz on
+    the whole space; Assumption 5.5 holds by construction (additive noise of the configured
+    variance); a quadratic ``f_i`` is Lipschitz only on a bounded set."""
+    c = p.constants
+
+    def reach(x):  # the largest ‖x‖, ‖y*(x)‖, ‖y_λ(x)‖ at the points
+        xs, lam = points(x)
+        xs = np.atleast_2d(xs)
+        return float(max(np.linalg.norm(v, axis=-1).max()
+                         for v in (xs, p.host.y_star(xs), penalty_y(p, xs, lam))))
+    return (
+        Condition("g_i(x, y) is μ-strongly convex w.r.t. y, μ > 0 (Assumption 5.3)",
+                  c["mu_g"], 0.0, relation=">=",
+                  note=f"μ = min_i λ_min(∇²_{{yy}}g_i) = {c['mu_g']:.3g} on the instance"),
+        Condition("f_i(x, y) is L_{f,0}-Lipschitz continuous (Assumption 5.4): ‖x‖, ‖y‖ ≤ "
+                  "radius where the result is evaluated", reach, c["radius"],
+                  note=f"L_{{f,0}} = ℓ_{{f,0}} = {c['ell_f0']:.3g} bounds ‖∇f_i‖ on ‖x‖, ‖y‖ ≤ "
+                       f"radius = {c['radius']:g} only; lhs: the largest ‖x‖, ‖y*(x)‖, "
+                       "‖y_λ(x)‖ at the points where ∇L*_λ and ∇Φ are evaluated"),
+    )
+
+
+def _step_conditions(p: QuadraticBilevel, hp_of, server: bool = True,
+                     local: bool = False) -> tuple[Condition, ...]:
+    """The steps of a MemFBO run with keywords ``hp_of(x)``, resolved by :class:`MemFBO` as
+    the measure's run resolves them, against the caps of the penalty problem: the paper asks
+    for "properly small" steps (Props. 5.8, 5.9) and its values, eqs. (47)/(48), are lost
+    (MEMFBO-I2); ``server``: the steps γ_y, γ_x; ``local``: the local step of Prop. 5.8."""
+    def hp(x):
+        return MemFBO(p, **hp_of(x)).hp
+
+    def cap(x):
+        return _gammas(hp(x)["penalty"], p)
+    note = ("the paper gives no value (eqs. (47)/(48) lost); 1/(ℓ_{f,1} + λℓ_{g,1}) is the "
+            "descent step of the y-problem (curvature S + λA), MEMFBO-I2")
+    conds = [
+        Condition("γ_y properly small (Prop. 5.9): γ_y ≤ 1/(ℓ_{f,1} + λℓ_{g,1})",
+                  lambda x: hp(x)["gamma_y"], lambda x: cap(x)["gamma_y"], note=note),
+        Condition("γ_x ≤ γ̄_x (the step cap; toolkit γ̄_x, MEMFBO-I2)",
+                  lambda x: hp(x)["gamma_x"], lambda x: cap(x)["gamma_x"]),
+    ] if server else []
+    if local:
+        conds.append(Condition("local stepsizes properly small (Prop. 5.8): η_y ≤ 1/(ℓ_{f,1} "
+                               "+ λℓ_{g,1})", lambda x: hp(x)["eta_y"],
+                               lambda x: cap(x)["gamma_y"], note=note))
+    return tuple(conds)
+
+
+def _fixed_point_conditions(p: QuadraticBilevel, hp_of) -> tuple[Condition, ...]:
+    """A fixed point of the deterministic, full-participation algorithm (MEMFBO-I6; the
+    plateau's ``x_λ``): ``P = n`` and exact gradients."""
+    c = p.constants
+    return (Condition("P = n: full participation (MEMFBO-I6)",
+                      lambda x: hp_of(x)["sampled_clients"], p.clients, relation="=="),
+            Condition("σ_f² + σ_g² = 0: exact gradients (MEMFBO-I6)",
+                      c["sigma_f2"] + c["sigma_g12"], 0.0, relation="=="))
+
+
+def _plateau_conditions() -> tuple[Condition, ...]:
+    """The plateau's hypotheses: §5.2's gap at the fixed point ``x_λ`` of MemFBO with τ = 1."""
+    p = problem(0.0)
+
+    def hp_of(lam):
+        return dict(penalty=float(lam), **PLATEAU_HP)
+    return (*_assumption_conditions(p, lambda lam: (penalty_stationary_point(p, lam)[0], lam)),
+            _penalty_large(float), *_fixed_point_conditions(p, hp_of),
+            *_step_conditions(p, hp_of))
+
+
+def _drift_conditions(fixed_eta: bool, fixed_point: bool = False) -> tuple[Condition, ...]:
+    """Prop. 5.8's hypotheses (Assumptions 5.3–5.5, small local steps) on the drift claims'
+    run at sweep value ``τ`` (:func:`_drift_setup`); ``fixed_point``: also those of Prop. 5.7
+    at a fixed point (MEMFBO-I6: server steps, ``P = n``, exact gradients)."""
+    p, hp0 = _drift_setup(1, fixed_eta)
+
+    def hp_of(tau):  # the run's keywords
+        return _drift_setup(tau, fixed_eta)[1]
+
+    def tau_eta(tau):  # τη_y as MemFBO resolves it
+        return tau * MemFBO(p, **hp_of(tau)).hp["eta_y"]
+    conds = [*_assumption_conditions(p, lambda tau: (hp0["x0"], hp0["penalty"])),
+             _penalty_large(hp0["penalty"]),
+             *_step_conditions(p, hp_of, server=fixed_point, local=True)]
+    if fixed_eta:
+        ell = 1.0 / _gammas(hp0["penalty"], p)["gamma_y"]
+        conds.append(Condition("τη_y(ℓ_{f,1} + λℓ_{g,1}) ≤ 1/8: the small-step regime in "
+                               "which MEMFBO-R4 derives Δ_y = Θ(η_y²τ²λ²)",
+                               lambda tau: tau_eta(tau) * ell, 1.0 / 8.0, note="the finding's regime; the paper's Prop. 5.8 "
+                               "quantifies no cap"))
+    else:
+        conds.append(Condition("η = γ/τ: τη_y = γ_y (MEMFBO-I2's reading of the lost eqs. "
+                               "(47)/(48))", tau_eta,
+                               lambda tau: MemFBO(p, **hp_of(tau)).hp["gamma_y"],
+                               relation="=="))
+    if fixed_point:
+        conds += _fixed_point_conditions(p, hp_of)
+    return tuple(conds)
+
+
 def _rate_conditions(TP, full: bool) -> tuple[Condition, ...]:
     """Thm 5.11 / Cor 5.12's hypotheses at the sweep point whose ``(T, P)`` is ``TP(x)`` (the
     theorem's formulas are lost, MEMFBO-I3: what the text and the schedule state)."""
-    c = problem().constants
-
     def sc(x):
         return schedule(*TP(x), full)
     conds = [
-        Condition("λ sufficiently large (§5.2): λ ≥ 3ℓ_{f,1}/μ_g", lambda x: sc(x)["penalty"],
-                  3.0 * c["ell_f1"] / c["mu_g"], relation=">=",
-                  note="the constant 3 is the project's (the paper gives none)"),
+        _penalty_large(lambda x: sc(x)["penalty"]),
         Condition("γ_x ≤ γ̄_x (the step cap; toolkit γ̄_x, MEMFBO-I2)",
                   lambda x: sc(x)["gamma_x"], lambda x: _gammas(sc(x)["penalty"])["gamma_x"]),
     ]
@@ -470,8 +608,13 @@ CLAIMS = [
                         "instead of λ, so the gap decays as λ^{-1/2}, above the bound −1 + tol",
                         {"penalty_power": 0.5}, kind="estimator"),),
         schedule="closed form (bilevel_theory.memfbo.penalty_gradient), the mean over 256 "
-                 "fixed points x ~ N(0, 9I) (deterministic; the points differ in scale, so "
+                 "fixed points x ~ N(0, 9I) with ‖x‖ ≤ radius (deterministic; the points differ in scale, so "
                  "they are averaged, not bootstrapped as replicates); " + INSTANCE,
+        conditions=(*_assumption_conditions(problem(), lambda lam: (GAP_POINTS, lam)),
+                    _penalty_large(float, inside=False,
+                                   note="the claim fits only its window λ ≥ 3ℓ_{f,1}/μ_g "
+                                        "(window_reason); grid points below it are measured, "
+                                        "not fitted")),
         touches=("MEMFBO-R2",),
     ),
     P_.claim(
@@ -492,6 +635,7 @@ CLAIMS = [
                  "T = 600 rounds, toolkit step sizes, x⁰ ~ N(0, 4I) per replicate; value = "
                  "mean of ‖∇Φ(x^t)‖² over the last 60 rounds; " + INSTANCE.replace("σ = 1",
                                                                                    "σ = 0"),
+        conditions=_plateau_conditions(),
         touches=("MEMFBO-R2", "MEMFBO-I2"),
     ),
     P_.claim(
@@ -565,7 +709,12 @@ CLAIMS = [
                         f"τ = {TAU_FIXED} at every T instead of growing as c_τT^{{4/3}}/P: the "
                         "variance term λ^{3/2}(PτT)^{-1/2} of the balance, with λ ∝ T^{1/3}, "
                         "then no longer decays as T^{-2/3}",
-                        {"mutant": "tau_fixed"}, kind="schedule"),),
+                        {"mutant": "tau_fixed"}, kind="schedule"),
+                 Mutant("indirect_dropped",
+                        "the x-direction ∇ₓf_i(x, y) without its penalty term λ(∇ₓg_i(x, y) − "
+                        "∇ₓg_i(x, z)), the part of ∇L*_λ that stands for the implicit gradient: "
+                        "the iterates settle where the direct part vanishes, and ‖∇Φ‖² stops "
+                        "decaying", {"mutant": "indirect_dropped"}, kind="indirect_term")),
         schedule=(f"P = n = 16; λ = c_λT^{{1/3}}, {LAM_RULE}; τ = ⌈c_τT^{{4/3}}/P⌉, "
                   f"c_τ = {C_TAU:g} (no cap); T ≥ 64 so that rounding τ up changes it by "
                   "< 10%; each replicate value pools ⌈256/T⌉ independent runs; "
@@ -601,6 +750,7 @@ CLAIMS = [
                   "vanishing k = 0 term moves the local exponent of (τ − 1) by < 0.1, "
                   f"τ ≤ 128 = {TAU_REF}/8 so that the local iterates stay in the small-step "
                   "regime; " + INSTANCE.replace("σ = 1", "σ = 0")),
+        conditions=_drift_conditions(fixed_eta=True),
         touches=("MEMFBO-R4", "MEMFBO-I1"),
     ),
     P_.claim(
@@ -625,6 +775,7 @@ CLAIMS = [
                   f"steps with η = γ/τ, T = {DRIFT_ROUNDS} rounds {DRIFT_START}; value = Δ_y "
                   "averaged over t ≥ T/2; τ ≥ 8 as in memfbo.client_drift_fixed_eta; "
                   + INSTANCE.replace("σ = 1", "σ = 0")),
+        conditions=_drift_conditions(fixed_eta=False),
         touches=("MEMFBO-R4", "MEMFBO-I1", "MEMFBO-I2"),
     ),
     P_.claim(
@@ -653,6 +804,7 @@ CLAIMS = [
         schedule=(f"λ = {DRIFT_LAMBDA:g}, exact gradients (noise 0), P = n = 16, toolkit "
                   f"steps with η = γ/τ, T = {DRIFT_ROUNDS} rounds {DRIFT_START}; value = "
                   "‖∇L*_λ(x^t)‖² averaged over t > T/2; " + INSTANCE.replace("σ = 1", "σ = 0")),
+        conditions=_drift_conditions(fixed_eta=False, fixed_point=True),
         touches=("MEMFBO-R4", "MEMFBO-I2", "MEMFBO-I6"),
     ),
     P_.claim(
@@ -672,6 +824,9 @@ CLAIMS = [
         schedule="P = 4, 2 rounds, toolkit defaults; Ledger.state_bytes measured by "
                  "Context.keep from the arrays each client keeps across its local steps "
                  "(shapes and dtypes of the actual arrays); " + INSTANCE,
+        conditions_note="a count of the arrays Algorithm 1's client keeps across its local "
+                        "steps (eq. (7), MEMFBO-I1): it holds for every instance and step size, "
+                        "and the paper states it with no hypothesis.",
         touches=("MEMFBO-I1",),
     ),
     P_.claim(
@@ -688,6 +843,9 @@ CLAIMS = [
                         "step: second-order calls per round become Pτ > 0",
                         {"mutant": "second_order"}, kind="estimator"),),
         schedule="P = 4, 3 rounds, toolkit defaults; the oracle's call counters; " + INSTANCE,
+        conditions_note="a count of the oracle calls Algorithm 1 executes (eq. (6) uses "
+                        "gradients only): it holds for every instance and step size, and the "
+                        "paper states it with no hypothesis.",
         touches=(),
     ),
 ]
