@@ -56,6 +56,8 @@ from typing import Any
 
 import sympy as sp
 
+from .law import Law
+
 __all__ = [
     "BOUNDS", "PAPER_MODULES", "Bound", "Inversion", "Law", "Prediction", "SYMBOLS",
     "balance_point", "crossovers", "dominant_part", "epsilon_exponent", "exponent_at_order",
@@ -664,27 +666,7 @@ def minimize_rate(expr: Any, var: str | sp.Symbol, order: str | sp.Symbol | None
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Law:
-    """What the theorem predicts for one claim, derived from a :class:`Bound`.
-
-    Attributes:
-        value: the predicted slope (``matches``/``at_most``/``contrast``: log–log exponent in
-            the swept variable; ``geometric``: the log of the ratio per unit of the variable,
-            i.e. the semilog slope; ``exact``: the count; ``bounded_by``: unused, ``nan``).
-        latex: LaTeX of the bound (rendered in reports).
-        derivation: one sentence on how ``value`` was derived (e.g. "leading exponent in K").
-        symbolic: the exact sympy value (or ``None``); not part of equality, hash or repr.
-    """
-
-    value: float
-    latex: str
-    derivation: str
-    symbolic: Any = field(default=None, compare=False, hash=False, repr=False)
-
-    def as_tuple(self) -> tuple[float, str, str]:
-        """``(value, latex, derivation)``."""
-        return (self.value, self.latex, self.derivation)
+# :class:`Law` lives in :mod:`bilevel_theory.law` (sympy-free), imported above.
 
 
 Prediction = Law  # the former name of a derived law

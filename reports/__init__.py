@@ -9,8 +9,16 @@ the figures' rc context. ``StoreError`` (a ``ValueError``) names the file of a m
 or corrupt store.
 """
 
-from .figures import plot_claim, style
 from .render import StoreError, cost_table, load_rows, render, render_entries
+
+
+def __getattr__(name: str):
+    """``plot_claim`` and ``style`` on first use: matplotlib is imported only to draw."""
+    if name in ("plot_claim", "style"):
+        from . import figures  # noqa: PLC0415
+
+        return getattr(figures, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["StoreError", "cost_table", "load_rows", "plot_claim", "render", "render_entries",
            "style"]

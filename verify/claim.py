@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from bilevel_theory.rates import Law  # the same class: what the theorem predicts
+from bilevel_theory.law import Law  # what the theorem predicts (rates.Law is the same)
 
 KINDS = ("matches", "at_most", "geometric", "bounded_by", "exact", "contrast")
 #: What a claim is for: ``confirmation`` (the paper's statement, in a test that can fail),

@@ -128,12 +128,12 @@ def law(prediction_or_bound: Any, kind: str | None = None, var: str | None = Non
         **kw: Any) -> Law:
     """A :class:`~bilevel_theory.rates.Law` (re-exported as ``verify.claim.Law``): given one,
     or derived from a registered bound name (or ``rates.Bound``) with
-    ``rates.law_for(bound, kind, var, **kw)``."""
-    from bilevel_theory import rates  # noqa: PLC0415
+    ``rates.law_for(bound, kind, var, **kw)`` (cached on disk: ``bilevel_theory.law_cache.derived``)."""
+    from bilevel_theory.law_cache import derived  # noqa: PLC0415
 
     p = prediction_or_bound
     if kind is not None:
-        return rates.law_for(p, kind, var, **kw)
+        return derived(p, kind, var, **kw)
     return p if isinstance(p, Law) else Law(*p.as_tuple())
 
 

@@ -47,7 +47,6 @@ from dataclasses import replace
 import numpy as np
 
 from bilevel_theory import make_context, run
-from bilevel_theory import rates as R_
 from bilevel_theory.afbo import BoundedDelay, Stragglers, aphe, theorem_schedule
 from bilevel_theory.problems import QuadraticBilevel
 from bilevel_theory.problems.families import Dense, EigenScaled, RankOne, Shared
@@ -443,7 +442,9 @@ def staleness_theorem_bound(tau_bar: float) -> float:
     a1, a2 = theorem_a1(C), theorem_a2_min(C)
     alpha_max = (T_FLOOR / (2 * C["ell_g1"] * eta) - a2) * 2 * C["mu_g"] / (C["L_y"] * D * a1)
     alpha = min(math.sqrt(D / (4 * m * D**2 * B)), alpha_max)
-    expr = R_.BOUNDS["afbo.thm41b"].expr
+    from bilevel_theory.rates import BOUNDS  # noqa: PLC0415 (sympy only when evaluated)
+
+    expr = BOUNDS["afbo.thm41b"].expr
     vals = {"B_beta": B, "D_hat_f": D, "sigma_hat_f": D, "L_f": C["L_f"], "L_y": C["L_y"],
             "M_f": C["M_f"], "N": sc["neumann_steps"], "T": T_FLOOR, "W_0": 0.0,
             "alpha": alpha, "ell_f1": C["ell_f1"], "eta": eta, "kappa_g": C["kappa_g"],
@@ -556,8 +557,8 @@ LAW_APHE_B = law("afbo.aphe_bias", "bound")                                   # 
 LAW_FLOOR = law("afbo.sgd_floor", "bound")                                    # explicit floor
 LAW_APHE = law("afbo.aphe_bias", "log_ratio", "m",
                subs={"kappa_g": float(problem().constants["kappa_g"])})        # log(1 − 1/κ_g)
-THM_B_M = float(R_.exponent_at_order(R_.BOUNDS["afbo.thm41b_cor41_schedule"].expr, "T", "m"))
-FLOOR_EXPONENT = float(R_.leading_exponent(R_.BOUNDS["afbo.sgd_floor"].expr, "T"))  # −1/2
+THM_B_M = law("afbo.thm41b_cor41_schedule", "exponent_at_order", "T", second="m").value
+FLOOR_EXPONENT = law("afbo.sgd_floor", "exponent", "T").value  # −1/2
 
 
 # ============================================================================ conditions

@@ -48,6 +48,7 @@ from bilevel_theory.algorithm import as_schedule, run_algorithm
 from bilevel_theory.estimators import ihgp, neumann_bias_matrix, phe
 from bilevel_theory.fedmbo import FedMBO
 from bilevel_theory.inner import fedavg, minibatch_sgd
+from bilevel_theory.law_cache import cached_derivation
 from bilevel_theory.problems import QuadraticBilevel
 from bilevel_theory.problems.backend import mean_over_clients
 from bilevel_theory.problems.families import Dense
@@ -647,6 +648,7 @@ EPS_N = 8  # n of the ε-sweep
 EPS_C = 1600  # K(ε) = ⌈C ε⁻²/n⌉: K = 200 at ε = 1
 
 
+@cached_derivation
 def _iteration_exponents() -> tuple[float, float]:
     """``K(ε) ∝ ε^a n^b`` from Cor. 1 by asymptotic inversion (``a = −2``, ``b = −1``)."""
     a = rates.law_for("fedmbo.cor1", "epsilon_exponent", "K").value

@@ -64,6 +64,7 @@ from bilevel_theory.fednest import (
     theorem_schedule,
 )
 from bilevel_theory.inner import fedavg, fedsvrg
+from bilevel_theory.law_cache import cached_derivation
 from bilevel_theory.problems import QuadraticBilevel, QuadraticCompositional, QuadraticMinimax
 from bilevel_theory.problems.oracle import with_noise_distribution
 from bilevel_theory.problems.quadratic import shared
@@ -647,6 +648,7 @@ def _mm_problem_without_b(setting: str):
     return dataclasses.replace(prob, c=np.zeros_like(prob.c), q=np.zeros_like(prob.q))
 
 
+@cached_derivation
 def _mm_law(setting: str) -> Law:
     prob = _mm_problem(setting)
     c = prob.constants

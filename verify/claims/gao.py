@@ -56,6 +56,7 @@ from bilevel_theory.gao import (
     theorem2_momentum,
     theorem2_schedule,
 )
+from bilevel_theory.law_cache import cached_derivation
 from bilevel_theory.problems import QuadraticBilevel
 from bilevel_theory.problems.families import Dense, Shared
 
@@ -618,6 +619,7 @@ def neumann_bias_with_bound(Q, replicates, seed, backend="numpy", *, mutant=None
 _T, _C, _S = (sp.Symbol(n, positive=True) for n in ("T", "C", "s"))
 
 
+@cached_derivation
 def _law_via_cost(bound: str, cost: str, var: sp.Symbol, meaning: str) -> Law:
     """The exponent in ``var`` (the cost: iterations or rounds) of ``bound`` (Thm at the
     corollary's schedule, a function of ``ε``), with ``ε`` eliminated by ``var = cost(ε)``."""
@@ -636,6 +638,7 @@ LAW_V_T = _law_via_cost("gao.cor2_schedule", "gao.cor2_iterations", _T, "iterati
 LAW_V_C = _law_via_cost("gao.cor2_schedule", "gao.cor2_communication", _C, "rounds T/p")
 
 
+@cached_derivation
 def _law_speedup() -> Law:
     b = R_.BOUNDS["gao.cor1_schedule"]
     val = R_.leading_exponent(b.expr, R_.K)
@@ -644,6 +647,7 @@ def _law_speedup() -> Law:
                f"T ∝ 1/K, p ∝ 1/K, η ∝ K leave every term K-free): {val}")
 
 
+@cached_derivation
 def _law_product() -> tuple[Law, float]:
     """Exponent in ``1/ε`` of bound × rounds: LocalBSGVRM (the law) and LocalBSGM (reported)."""
     out = []
@@ -661,6 +665,7 @@ def _law_product() -> tuple[Law, float]:
     return law, float(m)
 
 
+@cached_derivation
 def _law_speedup_vrm() -> Law:
     b = R_.BOUNDS["gao.cor2_schedule"]
     val = R_.leading_exponent(b.expr, R_.K, at=0)
@@ -677,6 +682,7 @@ LAW_V_SPEEDUP = _law_speedup_vrm()
 LAW_PRODUCT, PRODUCT_EXPONENT_M = _law_product()
 
 
+@cached_derivation
 def _law_neumann() -> Law:
     P = neumann_instance()
     return law("gao.neumann_bias", "log_ratio", "Q",
