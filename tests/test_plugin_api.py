@@ -98,7 +98,8 @@ def _cli_imports(args: list[str]) -> set[str]:
 
 
 def test_a_pattern_naming_a_paper_imports_only_its_modules(tmp_path):
-    assert _cli_imports(["list", "afbo.*"]) == {"afbo"}
+    assert _cli_imports(["list", "afbo.*"]) == set()  # read from the catalogue index
+    assert _cli_imports(["list", "afbo.*", "--json"]) == {"afbo"}
     assert _cli_imports(["show", _an_id("memfbo")]) == {"memfbo"}
     assert _cli_imports(["verify", _an_id("gao"), "--dry-run", "--out", str(tmp_path)]
                         ) == {"gao", "gao_kappa"}
@@ -259,3 +260,27 @@ def test_the_extending_page_runs_as_written():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          timeout=600, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-3000:]
+
+
+def test_list_reads_the_index_and_agrees_with_the_claims():
+    """``list`` without plug-ins reads ``verify/catalogue_index.json`` (in sync with the
+    claims modules) and selects the same claims, in the same order, as the claims do."""
+    from bilevel_theory.verify import catalogue_doc
+    from bilevel_theory.verify.cli import _indexed_catalogue, _select
+
+    assert catalogue_doc.main(["docs/claims.md", "--check"]) == 0
+    indexed = _indexed_catalogue()
+    assert indexed is not None and list(indexed) == list(catalogue_doc.package_claims())
+    for args in ((("afbo.*",), (), (), (), ()), (("bias",), (), (), ("finding",), ()),
+                 ((), ("gao",), ("at_most",), (), ("holds",)), ((), (), (), (), ())):
+        got = [c.id for c in _select(*args, None, indexed=indexed)]
+        want = [c.id for c in _select(*args, None)]
+        assert got == want and got, args
+
+
+def test_list_imports_the_claims_when_a_plugin_is_installed(monkeypatch):
+    from bilevel_theory.verify import cli
+
+    monkeypatch.setattr("bilevel_theory.verify.claims.entry_points",
+                        lambda group: [object()])
+    assert cli._indexed_catalogue() is None

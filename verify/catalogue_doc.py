@@ -1,5 +1,5 @@
 """Write the claims catalogue as Markdown: ``python -m bilevel_theory.verify.catalogue_doc
-docs/claims.md``.
+docs/claims.md`` (``--check``: exit 1 if the page or the index is out of sync).
 
 One section per paper, one table per role (confirmation, finding, defect, control):
 id, kind, statement, source, expected verdict, mutants (``name: change``), the readings the
@@ -7,12 +7,17 @@ claim touches.  The page is generated from the claims themselves, never typed; r
 after changing a claims module.  ``--catalogue module:ATTRIBUTE`` documents another collection
 (e.g. a plug-in's); by default the papers' claims modules of this package (installed plug-ins
 and run-time registrations are left out, so the page does not depend on the environment).
+
+The same command writes ``verify/catalogue_index.json``: each claim's id, paper, source, role,
+kind, expected verdict, mutants and statement, which ``bilevel-theory list`` reads instead of
+importing the claims modules (and deriving their laws) when no plug-in is installed.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import pkgutil
 import sys
 from collections.abc import Iterable, Mapping
@@ -23,6 +28,25 @@ from .claims import EXCLUDED, load
 from .kit import PAPERS
 
 COMMAND = "python -m bilevel_theory.verify.catalogue_doc docs/claims.md"
+#: The metadata ``list`` reads without importing the claims (written beside the page).
+INDEX = Path(__file__).resolve().parent / "catalogue_index.json"
+INDEX_FIELDS = ("id", "paper", "source", "role", "kind", "expected", "statement")
+
+
+def index_text(claims: Mapping[str, Claim]) -> str:
+    """The exact text of :data:`INDEX` for ``claims``."""
+    rows = [{**{f: getattr(c, f) for f in INDEX_FIELDS}, "mutants": [m.name for m in c.mutants]}
+            for c in claims.values()]
+    return json.dumps(rows, ensure_ascii=False, indent=0) + "\n"
+
+
+def read_index() -> list[dict] | None:
+    """The rows of :data:`INDEX` (``None`` when it is missing or unreadable)."""
+    try:
+        rows = json.loads(INDEX.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return rows if isinstance(rows, list) else None
 
 
 def package_claims() -> dict[str, Claim]:
@@ -111,9 +135,21 @@ def main(argv: list[str] | None = None) -> int:
                         help="Markdown file to write ('-': standard output)")
     parser.add_argument("--catalogue", default=None,
                         help="'module:ATTRIBUTE' of another collection of claims")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 if OUT or verify/catalogue_index.json is out of sync")
     args = parser.parse_args(argv)
     claims = load(args.catalogue) if args.catalogue else package_claims()
     text = render(claims)
+    if args.check:
+        from .baseline import check_in_sync  # noqa: PLC0415
+
+        codes = [check_in_sync(Path(args.out), text, "the claims modules", COMMAND)]
+        if not args.catalogue:
+            codes.append(check_in_sync(INDEX, index_text(claims), "the claims modules",
+                                       COMMAND))
+        return max(codes)
+    if not args.catalogue and args.out != "-":
+        INDEX.write_text(index_text(claims), encoding="utf-8")
     if args.out == "-":
         sys.stdout.write(text)
     else:

@@ -47,7 +47,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -206,18 +206,36 @@ def _check_papers(papers, claims) -> None:
         raise ValueError(f"`--paper` {p!r} matches no paper{hint}; {known}")
 
 
-def _select(patterns, paper, kind, role, verdict, catalogue, required: bool = False
-            ) -> list[Claim]:
+def _indexed_catalogue() -> dict[str, Any] | None:
+    """The papers' claims as light records from ``verify/catalogue_index.json`` (id, paper,
+    source, role, kind, expected, mutants, statement), for listing without importing the
+    claims modules; ``None`` when a plug-in is installed or the index is unreadable."""
+    from types import SimpleNamespace  # noqa: PLC0415
+
+    from .catalogue_doc import read_index  # noqa: PLC0415
+    from .claims import ENTRY_POINT_GROUP, entry_points  # noqa: PLC0415
+
+    if any(True for _ in entry_points(group=ENTRY_POINT_GROUP)):
+        return None
+    rows = read_index()
+    if rows is None:
+        return None
+    return {r["id"]: SimpleNamespace(**{**r, "mutants": tuple(r["mutants"])}) for r in rows}
+
+
+def _select(patterns, paper, kind, role, verdict, catalogue, required: bool = False,
+            indexed: Mapping[str, Any] | None = None) -> list[Claim]:
     """The claims selected by the patterns and filters (each checked: an unknown paper, kind,
     role, verdict or a pattern matching nothing is a ``ValueError``); ``required``: an
-    empty selection from a non-empty catalogue is one too."""
+    empty selection from a non-empty catalogue is one too; ``indexed``: records standing in
+    for the papers' claims (:func:`_indexed_catalogue`)."""
     from .claims import load, select  # noqa: PLC0415
 
     for name, values, allowed in (("--kind", kind, KINDS), ("--role", role, ROLES),
                                   ("--verdict", verdict, VERDICTS)):
         for v in values:
             _check_choice(name, v, allowed)
-    claims = load(catalogue)
+    claims = indexed if indexed is not None else load(catalogue)
     _check_papers(paper, claims)
     chosen = select(list(patterns), claims, paper=list(paper), kind=list(kind),
                     role=list(role), expected=list(verdict))
@@ -384,7 +402,8 @@ def make_commands(after_verify: Callable[..., Any] | None = None) -> list[click.
     def list_claims(patterns, paper, kind, role, verdict, as_json, catalogue) -> None:
         """List the claims matching PATTERNS (each a case-insensitive glob on the id, or a
         substring of the id, paper or source) and the filters."""
-        claims = _select(patterns, paper, kind, role, verdict, catalogue)
+        indexed = None if (as_json or catalogue) else _indexed_catalogue()
+        claims = _select(patterns, paper, kind, role, verdict, catalogue, indexed=indexed)
         if as_json:
             click.echo(dumps_strict([claim_info(c) for c in claims], indent=1))
             return
