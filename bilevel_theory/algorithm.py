@@ -10,6 +10,7 @@ returns a :class:`~bilevel_theory.trace.Trace`.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -38,9 +39,11 @@ Schedule = Callable[[int], float]
 def as_schedule(name: str, value: float | Schedule) -> Schedule:
     """A step hyperparameter as a schedule ``k -> step`` of the round index ``k``.
 
-    ``value`` is a callable (returned as is) or a number, which must be a positive real (else
-    a ``ValueError`` naming ``name``) and becomes the constant schedule.  An algorithm whose
-    step may be given either way reads it through this (``outer_step`` of AFBO, FedNest …):
+    ``value`` is a callable (each step it gives is checked at its round: a positive finite
+    number, else a ``ValueError`` naming ``name`` and the round) or a number, which must be a
+    positive real (else a ``ValueError`` naming ``name``) and becomes the constant schedule.
+    An algorithm whose step may be given either way reads it through this (``outer_step`` of
+    AFBO, FedNest …):
 
     >>> from bilevel_theory import as_schedule
     >>> as_schedule("outer_step", 0.5)(10)
@@ -49,9 +52,29 @@ def as_schedule(name: str, value: float | Schedule) -> Schedule:
     0.25
     """
     if callable(value):
-        return value
+        return _checked(name, value)
     v = check_real(name, value, minimum=0.0, strict_minimum=True)
     return lambda k: v
+
+
+def _checked(name: str, schedule: Schedule) -> Schedule:
+    """``schedule`` with each step it gives checked: a positive finite number (or array of
+    them) at every round, else a ``ValueError`` naming ``name`` and the round (an ascent or
+    non-finite step at a later round must not run silently; a device array is not read)."""
+    @functools.wraps(schedule)
+    def step(k):
+        v = schedule(k)
+        if isinstance(v, int | float | np.integer | np.floating):
+            ok = math.isfinite(float(v)) and float(v) > 0
+        elif isinstance(v, np.ndarray):
+            ok = bool(np.all(np.isfinite(v) & (v > 0)))
+        else:
+            ok = True
+        if not ok:
+            raise ValueError(f"`{name}` must give a positive finite step at every round; at "
+                             f"round {k} it gave {v!r}")
+        return v
+    return step
 
 
 @dataclass

@@ -170,7 +170,10 @@ def test_run_algorithm_and_as_schedule_are_public():
     assert as_schedule.__doc__ and run_algorithm.__doc__
     assert as_schedule("outer_step", 0.25)(7) == 0.25
     schedule = lambda k: 1.0 / (k + 1)  # noqa: E731
-    assert as_schedule("outer_step", schedule) is schedule
+    checked = as_schedule("outer_step", schedule)
+    assert checked(3) == schedule(3) == 0.25 and checked.__wrapped__ is schedule
+    with pytest.raises(ValueError, match="`outer_step` must give a positive finite step"):
+        as_schedule("outer_step", lambda k: -1.0)(0)
     with pytest.raises(ValueError, match="outer_step"):
         as_schedule("outer_step", 0.0)
     prob = QuadraticBilevel.random(clients=4, dim_x=2, dim_y=2, kappa=4, noise=0.0, seed=0)

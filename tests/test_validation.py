@@ -243,3 +243,18 @@ def test_the_work_budget_sees_spec_and_array_counts(hp, fragment):
     p = QuadraticBilevel.random(clients=4, dim_x=2, dim_y=2, kappa=2.0, seed=0)
     with pytest.raises(ValueError, match=fragment):
         run("afbo", p, rounds=100, replicates=1, **hp)
+
+
+@pytest.mark.parametrize("bad", [-0.1, float("nan"), 0.0, float("inf")])
+@pytest.mark.parametrize("name", ["fednest", "fedmbo", "afbo"])
+def test_a_schedule_is_checked_at_every_round_not_only_the_first(name, bad):
+    """A callable step that turns to an ascent (or non-finite) step after round 0 is refused
+    at that round, naming the hyperparameter, instead of running silently."""
+    import bilevel_theory as bt
+    from bilevel_theory.problems import QuadraticBilevel
+
+    p = QuadraticBilevel.random(clients=4, dim_x=2, dim_y=2, seed=0)
+    with pytest.raises(ValueError, match=r"`outer_step` must give a positive finite step at "
+                                         r"every round; at round 2 it gave"):
+        bt.run(name, p, rounds=5, replicates=1, seed=0,
+               outer_step=lambda k: 0.1 if k < 2 else bad)
