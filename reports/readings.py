@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: `--docs` must be the docs folder (papers.md, papers/*.md): {err}",
               file=sys.stderr)
         return 2
-    from bilevel_theory.verify.baseline import write_or_check  # noqa: PLC0415
+    from bilevel_theory.verify.generated import write_or_check  # noqa: PLC0415
 
     status = write_or_check(args.path, text, args.check, "docs/papers.md and docs/papers/*.md",
                             "python3 -m bilevel_theory.reports.readings --write")

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from .claim import Claim
+from .generated import check_in_sync
 
 PATH = Path(__file__).with_name("baseline.json")
 
@@ -103,54 +104,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"wrote {path} ({len(expected)} claims)")
     return 0
-
-
-def write_or_check(path: Path, text: str, check: bool, source: str, regenerate: str) -> int:
-    """A generated file's ``--write``/``--check``: with ``check``, :func:`check_in_sync`;
-    otherwise write ``text`` to ``path`` (0 written, 2 when it cannot be written)."""
-    if check:
-        return check_in_sync(path, text, source, regenerate)
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    print(f"wrote {path}")
-    return 0
-
-
-def check_in_sync(path: Path, text: str, source: str, regenerate: str, note: str = "") -> int:
-    """Whether the generated file at ``path`` reads exactly ``text``: 0 in sync, 1 out of
-    sync (saying how to ``regenerate`` it from ``source``), 2 unreadable."""
-    try:
-        current = _read_text(path)
-    except (OSError, ValueError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    if current != text:
-        print(f"{path} is out of sync with {source}; run {regenerate}", file=sys.stderr)
-        return 1
-    print(f"{path} is in sync{note}")
-    return 0
-
-
-def _read_text(path: Path) -> str:
-    """The file's text, ``""`` when it does not exist; a FIFO or another non-regular file is
-    an error naming it (never waited on)."""
-    import os  # noqa: PLC0415
-    import stat  # noqa: PLC0415
-
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return ""
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ValueError(f"baseline {path}: not a regular file")
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            return fh.read().decode("utf-8", "replace")
-    finally:
-        os.close(fd)
 
 
 if __name__ == "__main__":

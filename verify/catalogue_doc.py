@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     claims = load(args.catalogue) if args.catalogue else package_claims()
     text = render(claims)
     if args.check:
-        from .baseline import check_in_sync  # noqa: PLC0415
+        from .generated import check_in_sync  # noqa: PLC0415
 
         codes = [check_in_sync(Path(args.out), text, "the claims modules", COMMAND)]
         if not args.catalogue:

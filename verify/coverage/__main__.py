@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--check", action="store_true", help="only check the page is in sync")
     parser.add_argument("--path", type=Path, default=PATH, help="the page (default: %(default)s)")
     args = parser.parse_args(argv)
-    from ..baseline import write_or_check  # noqa: PLC0415
+    from ..generated import write_or_check  # noqa: PLC0415
 
     return write_or_check(args.path, page(), args.check, "the inventories and claims",
                           "python3 -m bilevel_theory.verify.coverage --write")
