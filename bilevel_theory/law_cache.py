@@ -1,9 +1,8 @@
 """A disk cache of the laws derived from the papers' bounds, so that reading the catalogue
 (``list``, ``show``) does not redo the sympy work: :func:`derived` wraps
 :func:`bilevel_theory.rates.law_for`, :func:`cached_derivation` a claims module's own
-derivation.  A cache file is named by the code it was derived with (:func:`_fingerprint`); an
-entry of a cached derivation also by its module's source file.  Any I/O error leaves the cache
-in memory only.
+derivation.  A cache file is named by the code it was derived with (:func:`_fingerprint`).
+Any I/O error leaves the cache in memory only.
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.metadata
+import importlib.util
 import json
 import os
 from pathlib import Path
@@ -32,25 +32,52 @@ def _cache_path() -> Path:
     return Path(root) / f"laws-{_fingerprint()}.json"
 
 
+#: The packages whose code a derivation can read: the bounds and the engine, the instances'
+#: constants, and the claims modules' own derivations (:func:`cached_derivation`).
+CODE = ("bilevel_theory", "bilevel_theory.problems", "bilevel_theory.verify")
+
+
 @functools.cache
 def _fingerprint() -> str:
-    """The code a derivation depends on: every module of this package (size and modification
+    """The code a derivation depends on: every module of :data:`CODE` (size and modification
     time) and sympy's version; any change gives another cache file."""
     h = hashlib.sha256(importlib.metadata.version("sympy").encode())
-    for path in sorted(Path(__file__).parent.glob("*.py")):
+    paths = {p for name in CODE
+             for root in importlib.util.find_spec(name).submodule_search_locations or ()
+             for p in Path(root).rglob("*.py")}
+    for path in sorted(paths):
         st = path.stat()
-        h.update(f"{path.name}:{st.st_size}:{st.st_mtime_ns};".encode())
+        h.update(f"{path}:{st.st_size}:{st.st_mtime_ns};".encode())
     return h.hexdigest()[:16]
 
 
+def _encode(value: Any) -> Any:
+    if isinstance(value, Law):
+        return {"law": [value.value, value.latex, value.derivation]}
+    if isinstance(value, tuple | list):
+        return {"seq": [_encode(v) for v in value]}
+    if isinstance(value, float | int) and not isinstance(value, bool):
+        return {"num": float(value)}
+    raise TypeError(f"cannot cache a {type(value).__name__}")
+
+
+def _decode(value: Any) -> Any:
+    if "law" in value:
+        return Law(*value["law"])
+    if "seq" in value:
+        return tuple(_decode(v) for v in value["seq"])
+    return value["num"]
+
+
 class _LawCache:
-    """``key -> (value, latex, derivation)``, read from disk once and written back whole
-    (atomically) after each new entry; any I/O error leaves it in memory only."""
+    """``key -> value`` (a :class:`Law`, a float or a tuple of them, stored as JSON), read from
+    disk once and written back whole (atomically) after each new entry; any I/O error leaves
+    it in memory only."""
 
     def __init__(self) -> None:
-        self._data: dict[str, list] | None = None
+        self._data: dict[str, Any] | None = None
 
-    def _load(self) -> dict[str, list]:
+    def _load(self) -> dict[str, Any]:
         if self._data is None:
             try:
                 self._data = json.loads(_cache_path().read_text(encoding="utf-8"))
@@ -58,21 +85,16 @@ class _LawCache:
                 self._data = {}
         return self._data
 
-    def get(self, key: str) -> Law | None:
+    def get(self, key: str) -> Any:
+        """The value stored under ``key`` (``None``: absent)."""
         hit = self._load().get(key)
-        return Law(*hit) if hit else None
+        return None if hit is None else _decode(hit)
 
-    def put(self, key: str, law: Law) -> None:
-        self.put_raw(key, [law.value, law.latex, law.derivation])
-
-    def raw(self, key: str) -> Any:
-        """The stored JSON value of ``key`` (``None``: absent)."""
-        return self._load().get(key)
-
-    def put_raw(self, key: str, value: Any) -> None:
-        """Store the JSON value ``value`` under ``key`` and write the file back."""
+    def put(self, key: str, value: Any) -> None:
+        """Store ``value`` under ``key`` and write the file back (``TypeError``: a value
+        that cannot be stored)."""
         data = self._load()
-        data[key] = value
+        data[key] = _encode(value)
         path = _cache_path()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -115,47 +137,21 @@ def derived(bound: Any, kind: str, var: Any = None, **kw: Any) -> Law:
     return law
 
 
-def _encode(value: Any) -> Any:
-    if isinstance(value, Law):
-        return {"law": [value.value, value.latex, value.derivation]}
-    if isinstance(value, tuple | list):
-        return {"seq": [_encode(v) for v in value]}
-    if isinstance(value, float | int) and not isinstance(value, bool):
-        return {"num": float(value)}
-    raise TypeError(f"cannot cache a {type(value).__name__}")
-
-
-def _decode(value: Any) -> Any:
-    if "law" in value:
-        return Law(*value["law"])
-    if "seq" in value:
-        return tuple(_decode(v) for v in value["seq"])
-    return value["num"]
-
 
 def cached_derivation(fn):
     """``fn`` (a derivation of laws or exponents from the bounds, with plain arguments,
     returning a :class:`Law`, a float or a tuple of them) cached on disk beside the laws,
-    keyed by its name, its arguments and its module's source file (size, modification
-    time): reading a claims module then redoes no sympy work."""
-    import inspect  # noqa: PLC0415
-
-    source = Path(inspect.getsourcefile(fn) or "")
-
+    keyed by its name and its arguments (its module is part of :data:`CODE`): reading a
+    claims module then redoes no sympy work."""
     @functools.wraps(fn)
     def wrapper(*args: Any) -> Any:
-        try:
-            st = source.stat()
-            key = json.dumps([fn.__module__, fn.__qualname__, [repr(a) for a in args],
-                              st.st_size, st.st_mtime_ns])
-        except OSError:
-            return fn(*args)
-        hit = CACHE.raw(key)
+        key = json.dumps([fn.__module__, fn.__qualname__, [repr(a) for a in args]])
+        hit = CACHE.get(key)
         if hit is not None:
-            return _decode(hit)
+            return hit
         value = fn(*args)
         try:
-            CACHE.put_raw(key, _encode(value))
+            CACHE.put(key, value)
         except TypeError:
             pass
         return value

@@ -17,7 +17,6 @@ and then those of the pages' paragraphs ("**ID — title.**", "**ID: title.**" o
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -126,24 +125,17 @@ def reading_titles(ids: Iterable[str]) -> dict[str, dict[str, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m bilevel_theory.reports.readings",
-                                     description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true", help="rewrite the index")
-    mode.add_argument("--check", action="store_true", help="only check the index is in sync")
-    parser.add_argument("--docs", type=Path, default=DOCS, help="the docs (default: %(default)s)")
-    parser.add_argument("--path", type=Path, default=PATH,
-                        help="the index (default: %(default)s)")
-    args = parser.parse_args(argv)
+    from bilevel_theory.verify.generated import parser, write_or_check  # noqa: PLC0415
+
+    cli = parser("python3 -m bilevel_theory.reports.readings", __doc__, "index", PATH)
+    cli.add_argument("--docs", type=Path, default=DOCS, help="the docs (default: %(default)s)")
+    args = cli.parse_args(argv)
     try:
         text = index_text(args.docs)
     except OSError as err:
         print(f"error: `--docs` must be the docs folder (papers.md, papers/*.md): {err}",
               file=sys.stderr)
         return 2
-    from bilevel_theory.verify.generated import write_or_check  # noqa: PLC0415
-
     status = write_or_check(args.path, text, args.check, "docs/papers.md and docs/papers/*.md",
                             "python3 -m bilevel_theory.reports.readings --write")
     toolkit_index.cache_clear()  # a rewritten index is read afresh

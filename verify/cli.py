@@ -215,7 +215,7 @@ def _indexed_catalogue() -> dict[str, Any] | None:
     from .catalogue_doc import read_index  # noqa: PLC0415
     from .claims import ENTRY_POINT_GROUP, entry_points  # noqa: PLC0415
 
-    if any(True for _ in entry_points(group=ENTRY_POINT_GROUP)):
+    if entry_points(group=ENTRY_POINT_GROUP):
         return None
     rows = read_index()
     if rows is None:

@@ -4,8 +4,21 @@ how to regenerate it.  A leaf module (standard library only), imported by each g
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
+
+
+def parser(prog: str, doc: str | None, what: str, path: Path) -> argparse.ArgumentParser:
+    """A generator's command line: ``--write`` or ``--check`` (one required) and ``--path``
+    (default ``path``); ``what`` names the file in the help."""
+    p = argparse.ArgumentParser(prog=prog, description=doc,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    mode = p.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--write", action="store_true", help=f"rewrite the {what}")
+    mode.add_argument("--check", action="store_true", help=f"only check the {what} is in sync")
+    p.add_argument("--path", type=Path, default=path, help=f"the {what} (default: %(default)s)")
+    return p
 
 
 def write_or_check(path: Path, text: str, check: bool, source: str, regenerate: str) -> int:

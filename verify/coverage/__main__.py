@@ -10,7 +10,6 @@ sync, 2 bad input (a path that cannot be read or written).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -28,15 +27,9 @@ def page() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m bilevel_theory.verify.coverage",
-                                     description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true", help="rewrite the page")
-    mode.add_argument("--check", action="store_true", help="only check the page is in sync")
-    parser.add_argument("--path", type=Path, default=PATH, help="the page (default: %(default)s)")
-    args = parser.parse_args(argv)
-    from ..generated import write_or_check  # noqa: PLC0415
+    from ..generated import parser, write_or_check  # noqa: PLC0415
+
+    args = parser("python3 -m bilevel_theory.verify.coverage", __doc__, "page", PATH).parse_args(argv)
 
     return write_or_check(args.path, page(), args.check, "the inventories and claims",
                           "python3 -m bilevel_theory.verify.coverage --write")
