@@ -327,3 +327,42 @@ def test_known_wrong_slope_is_violated_and_right_slope_holds(seed):
         assert r.verdict == "holds" and r.interval[1] <= -0.9, r.reason
         if kind == "matches":
             assert r.interval[0] >= -1.1
+
+
+@pytest.mark.parametrize("kind", ["matches", "at_most", "geometric", "contrast"])
+@pytest.mark.parametrize("count, expected", [(15, "inconclusive"), (16, "violated"),
+                                              (32, "violated")])
+def test_a_majority_of_diverged_runs_violates_and_a_minority_is_undecided(kind, count, expected):
+    """At least half of the replicates diverged at one point: the median run's quantity is
+    infinite there, so no stated law of finite values holds (violated); fewer: undecided."""
+    vals = noisy(5.0 / X)
+    div = [np.zeros(32, bool) for _ in X]
+    div[6][:count] = True
+    vals[6][:count] = np.inf
+    extra = {"diverged": div}
+    if kind == "contrast":
+        extra["contrast"] = noisy(5.0 / X**0.5, seed=1)
+    a = assess(make_claim(kind=kind, law=-1.0), X, metrics(vals, **extra))
+    assert a.verdict == expected, a.reason
+    assert f"{count} of 32 replicates diverged" in a.reason
+    if expected == "violated":
+        assert "n=64 (" in a.reason and "at least half" in a.reason
+
+
+def test_a_diverged_contrast_algorithm_never_violates_the_claim():
+    """Only the judged algorithm's divergence decides; the contrast's leaves it undecided."""
+    div = [np.zeros(32, bool) for _ in X]
+    div[6][:] = True
+    a = assess(make_claim(kind="contrast", law=-1.0), X,
+               metrics(noisy(5.0 / X), contrast=noisy(5.0 / X**0.5, seed=1),
+                       contrast_diverged=div))
+    assert a.verdict == "inconclusive", a.reason
+    assert "(contrast algorithm)" in a.reason
+
+
+def test_diverged_counts_never_decide_an_exact_claim():
+    div = [np.zeros(4, bool) for _ in X]
+    div[2][:] = True
+    a = assess(make_claim(kind="exact", law=3.0, tol=0.0), X,
+               metrics([np.full(4, 3.0) for _ in X], diverged=div))
+    assert a.verdict == "inconclusive", a.reason

@@ -54,7 +54,7 @@ MUTANT_SEP = "@"
 #: ``repair`` (a finding's correction: the statement the evidence supports).
 MUTANT_KINDS = ("indirect_term", "inner_loop", "step_exponent", "truncation", "noise_averaging",
                 "neumann_scaling", "estimator", "schedule", "communication", "bound", "repair")
-RELATIONS = ("<=", ">=", "==")
+RELATIONS = ("<=", "<", ">=", ">", "==")
 VERDICTS = ("holds", "violated", "inconclusive")
 BUDGETS = ("smoke", "standard", "full")
 SCALES = ("loglog", "semilog", "linear")
@@ -141,7 +141,8 @@ class Condition:
             (``"η ≤ a₁ (Thm 4.1)"``).
         lhs, rhs: ``f(x) -> float`` at sweep value ``x`` (the claim's instance and schedule);
             a constant side may be a number.
-        relation: ``"<="``, ``">="`` or ``"=="`` (``==`` within 1e-9 relative).
+        relation: ``"<="``, ``"<"``, ``">="``, ``">"`` or ``"=="`` (``==`` within 1e-9
+            relative; the strict ones strictly, without slack).
         inside: whether the claim runs inside the condition (the default) or deliberately
             leaves it; a claim that leaves it says why in ``note``.
         note: where the numbers come from, or why the condition is left.
@@ -168,8 +169,12 @@ class Condition:
         rhs = float(self.rhs(x) if callable(self.rhs) else self.rhs)
         if self.relation == "<=":
             ok = lhs <= rhs * (1 + 1e-12) + 1e-300
+        elif self.relation == "<":
+            ok = lhs < rhs
         elif self.relation == ">=":
             ok = lhs >= rhs * (1 - 1e-12) - 1e-300
+        elif self.relation == ">":
+            ok = lhs > rhs
         else:
             ok = abs(lhs - rhs) <= 1e-9 * max(abs(lhs), abs(rhs), 1e-300)
         return lhs, rhs, bool(ok)

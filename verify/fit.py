@@ -36,6 +36,8 @@ import numpy as np
 
 from .claim import SCALES, Claim
 
+#: per-replicate divergence flags a measure may return: its algorithm's, a contrast algorithm's
+DIVERGED = ("diverged", "contrast_diverged")
 N_BOOT = 2000
 LEVEL = 0.95
 REL_FLOOR = 1e-13
@@ -256,6 +258,9 @@ class Evidence:
         contrast: the window fit of ``"contrast"`` (kind ``contrast``), else ``None``.
         problem: diverged or non-finite replicates in the window (nothing fitted), else
             ``None``.
+        blown_up: the window points at which at least half of the judged algorithm's
+            replicates diverged (its ``"diverged"`` metric; a contrast algorithm's is
+            ``"contrast_diverged"``), as a sentence, else ``None``.
         x: sweep values of the points in the window.
         points: the metrics of those points (one dict of per-replicate arrays each).
         band: per-point band of the mean against the bound (kind ``bounded_by``), else ``None``.
@@ -269,6 +274,7 @@ class Evidence:
     points: tuple[Mapping[str, np.ndarray], ...]
     band: Band | None = None
     full: Evidence | None = None
+    blown_up: str | None = None
 
 
 def _require(claim: Claim, metrics, name: str) -> None:
@@ -284,12 +290,14 @@ def _health(claim: Claim, x: np.ndarray, metrics: Sequence[Mapping[str, np.ndarr
     problems = []
     for i in np.flatnonzero(use):
         m = metrics[i]
-        if "diverged" in m:
-            d = np.asarray(m["diverged"], dtype=float)
-            if np.any(d != 0):
-                problems.append(f"{claim.variable}={x[i]:.6g}: {int(np.count_nonzero(d))} of "
-                                f"{d.size} replicates diverged")
-                continue
+        flagged = [(key, np.asarray(m[key], dtype=float)) for key in DIVERGED if key in m]
+        flagged = [(key, d) for key, d in flagged if np.any(d != 0)]
+        if flagged:
+            problems += [f"{claim.variable}={x[i]:.6g}: {int(np.count_nonzero(d))} of "
+                         f"{d.size} replicates diverged"
+                         + ("" if key == "diverged" else " (contrast algorithm)")
+                         for key, d in flagged]
+            continue
         for name in names:
             a = np.asarray(m[name], dtype=float)
             nf = int((~np.isfinite(a)).sum())
@@ -301,6 +309,18 @@ def _health(claim: Claim, x: np.ndarray, metrics: Sequence[Mapping[str, np.ndarr
                 f"{float(claim.law.value):.4g} ± {float(claim.tolerance):.4g}): "
                 + "; ".join(problems))
     return None
+
+
+def _blown_up(claim: Claim, x: np.ndarray, metrics: Sequence[Mapping[str, np.ndarray]],
+              use: np.ndarray) -> str | None:
+    """The window points at which at least half of the judged algorithm's replicates diverged
+    (``"diverged"``), as a sentence; ``None`` when there is none."""
+    hits = []
+    for i in np.flatnonzero(use):
+        d = np.asarray(metrics[i].get("diverged", ()), dtype=float)
+        if d.size and 2 * np.count_nonzero(d) >= d.size:
+            hits.append(f"{claim.variable}={x[i]:.6g} ({int(np.count_nonzero(d))} of {d.size})")
+    return ", ".join(hits) or None
 
 
 def gather(claim: Claim, x, metrics: Sequence[Mapping[str, Any]], seed: int = 0,
@@ -325,6 +345,7 @@ def gather(claim: Claim, x, metrics: Sequence[Mapping[str, Any]], seed: int = 0,
     use = in_window(x, claim.window)
     idx = np.flatnonzero(use)
     problem = _health(claim, x, metrics, use, names)
+    blown_up = _blown_up(claim, x, metrics, use) if problem is not None else None
     value = fit(x, [m["value"] for m in metrics], **fit_kw)
     contrast = fit(x, [m["contrast"] for m in metrics], **fit_kw) if kind == "contrast" else None
     band = None
@@ -343,4 +364,5 @@ def gather(claim: Claim, x, metrics: Sequence[Mapping[str, Any]], seed: int = 0,
     full = None
     if claim.window is not None:
         full = gather(replace(claim, window=None), x, metrics, seed, n_boot)
-    return Evidence(value, contrast, problem, x[idx], tuple(metrics[i] for i in idx), band, full)
+    return Evidence(value, contrast, problem, x[idx], tuple(metrics[i] for i in idx), band, full,
+                    blown_up)

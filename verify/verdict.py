@@ -8,8 +8,13 @@ measures everything once (fits, bootstrap intervals and bands, data health) and 
 functions here only read that :class:`~.fit.Evidence`.
 
 Before anything is fitted, the points in the window are checked: a replicate flagged by a
-``"diverged"`` metric (bool or 0/1), or a non-finite entry of a judged metric, makes the claim
-**inconclusive** with the offending points in the reason; such data are never fitted.
+``"diverged"`` (or a contrast algorithm's ``"contrast_diverged"``) metric, or a non-finite entry
+of a judged metric, makes the claim **inconclusive** with the offending points in the reason;
+such data are never fitted.  One exception: when at least half of the judged algorithm's
+replicates diverged at some window point (its iterates left every bounded set,
+:func:`bilevel_theory.run`), the claim is **violated** (every kind but ``exact``): each
+statement bounds a quantity that is then infinite for the median run, a rate, a bound or a
+law of finite values cannot hold there.
 
 The decision rule (:func:`decide`) never calls an undecided interval ``holds``: **holds** only
 when the whole 95% bootstrap interval satisfies the claim, **violated** only when the whole
@@ -205,6 +210,11 @@ def _judge(claim: Claim, ev: Evidence) -> Assessment:
     p, tol, width = float(claim.law.value), float(claim.tolerance), max_width(claim)
     vf, kind = ev.value, claim.kind
     if ev.problem is not None:
+        if ev.blown_up is not None and kind != "exact":
+            return Assessment("violated", (
+                f"at least half of the runs diverged at {ev.blown_up}: the median run left "
+                "every bounded set, so the stated law of finite values cannot hold there; "
+                + ev.problem), float("nan"), nan_iv, p, vf, ev.contrast)
         return Assessment("inconclusive", ev.problem, float("nan"), nan_iv, p, vf, ev.contrast)
     if not ev.x.size:
         return Assessment("inconclusive", f"no sweep point in the window {claim.window!r}",

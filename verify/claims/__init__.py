@@ -147,7 +147,7 @@ def _plugin_claims() -> Iterator[tuple[str, Claims]]:
 #: plug-ins and registered claims); tests check the map against the modules' claims.
 PREFIX_MODULES: dict[str, tuple[str, ...]] = {
     "afbo": ("afbo",), "fedmbo": ("fedmbo",), "fednest": ("fednest",),
-    "lfednest": ("fednest",), "gao": ("gao", "gao_kappa"), "memfbo": ("memfbo",)}
+    "lfednest": ("fednest",), "gao": ("gao", "gao_kappa", "gao_limit"), "memfbo": ("memfbo",)}
 
 _GLOB = "*?["
 

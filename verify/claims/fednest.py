@@ -70,7 +70,7 @@ from bilevel_theory.problems.oracle import with_noise_distribution
 from bilevel_theory.problems.quadratic import shared
 
 from ..claim import Condition, Law, Mutant
-from ..kit import PaperClaims, law, ledger_totals, per_budget, per_replicate
+from ..kit import PaperClaims, law, ledger_totals, lower_level_conditions, per_budget, per_replicate
 from .fedmbo import SCALAR_POINT, TIGHT, scalar_problem
 
 P = PaperClaims("fednest")
@@ -675,7 +675,7 @@ def _mm_contrast(other, setting, k, replicates, seed, backend, sampled=None,
     d, div = _mm_distance("fednest", setting, k, replicates, seed, backend, sampled,
                           drop_b=notebook_fednest)
     d2, div2 = _mm_distance(other, setting, k, replicates, seed, backend, sampled)
-    return {"value": d, "contrast": d2, "diverged": div | div2}
+    return {"value": d, "contrast": d2, "diverged": div, "contrast_diverged": div2}
 
 
 def minimax_vs_fedavg_s(k, replicates, seed, backend="numpy", *, sampled=None):
@@ -932,7 +932,7 @@ def _thm32_conditions() -> tuple[Condition, ...]:
 def _strong_convexity(prob_of, what: str = "g_i(x, ·) is μ_g-strongly convex, μ_g > 0 "
                       "(Assumption A2)") -> Condition:
     """A2 on the instance ``prob_of(x)``: ``μ_g = min_i λ_min(∇²_{yy}g_i) > 0``."""
-    return Condition(what, lambda x: prob_of(x).constants["mu_g"], 0.0, relation=">=",
+    return Condition(what, lambda x: prob_of(x).constants["mu_g"], 0.0, relation=">",
                      note="μ_g = min_i λ_min(∇²_{yy}g_i) on the claim's instance")
 
 
@@ -942,13 +942,12 @@ def _lemma22_conditions(prob_of, scale_of=lambda p: p.constants["ell_g1"],
     Neumann scale ``scale_of(prob)`` of its estimator: ``μ_g > 0`` (A2) and every client's
     ``‖∇²_{yy}g_i‖ ≤ ℓ`` (A1 with ``ℓ = ℓ_{g,1}``, the scale of eq. 13b), so that ``0 ⪯ I −
     ∇²_{yy}g_i/ℓ ≺ I``.  Assumption B holds trivially with exact oracles."""
-    return (_strong_convexity(prob_of),
-            Condition("‖∇²_{yy}g_i‖ ≤ ℓ for every i, ℓ the Neumann scale of Ĥ_y (eq. 13b: "
-                      "ℓ = ℓ_{g,1}, which bounds it by Assumption A1)",
-                      lambda x: prob_of(x).constants["L_yy"],
-                      lambda x: scale_of(prob_of(x)),
-                      note=scale_note or "max_i λ_max(∇²_{yy}g_i) against the scale the "
-                                         "estimator uses, ℓ_{g,1} of the instance"))
+    return lower_level_conditions(
+        prob_of, "g_i(x, ·) is μ_g-strongly convex, μ_g > 0 (Assumption A2)",
+        "‖∇²_{yy}g_i‖ ≤ ℓ for every i, ℓ the Neumann scale of Ĥ_y (eq. 13b: ℓ = ℓ_{g,1}, "
+        "which bounds it by Assumption A1)", lambda x: scale_of(prob_of(x)),
+        scale_note or "max_i λ_max(∇²_{yy}g_i) against the scale the estimator uses, ℓ_{g,1} "
+                      "of the instance")
 
 
 def _indirect_conditions() -> tuple[Condition, ...]:
@@ -1010,10 +1009,10 @@ def _mm_conditions(setting: str) -> tuple[Condition, ...]:
         Condition("λ = 10 (§4.3)", prob.spec["lam"], 10.0, relation="==", inside=paper,
                   note="" if paper else "the official notebook's λ = 0.1 (λ = 10 commented "
                                         "out; FEDNEST-R5), as the claim's schedule states"),
-        Condition("A_i = t_iI, t_i drawn from (0, 0.1) (§4.3): max_i t_i ≤ 0.1",
-                  float(t.max()), 0.1),
-        Condition("A_i = t_iI, t_i drawn from (0, 0.1) (§4.3): min_i t_i ≥ 0",
-                  float(t.min()), 0.0, relation=">="),
+        Condition("A_i = t_iI, t_i drawn from (0, 0.1) (§4.3): max_i t_i < 0.1",
+                  float(t.max()), 0.1, relation="<"),
+        Condition("A_i = t_iI, t_i drawn from (0, 0.1) (§4.3): min_i t_i > 0",
+                  float(t.min()), 0.0, relation=">"),
         Condition("b_i = b_i' − (1/m)Σ_j b_j', so (1/m)Σ_i b_i = 0 (§4.3)",
                   float(np.linalg.norm(b.mean(axis=0))),
                   1e-12 * float(np.linalg.norm(b, axis=1).max()),

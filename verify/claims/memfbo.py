@@ -462,7 +462,7 @@ def _assumption_conditions(p: QuadraticBilevel, points) -> tuple[Condition, ...]
                          for v in (xs, p.host.y_star(xs), penalty_y(p, xs, lam))))
     return (
         Condition("g_i(x, y) is μ-strongly convex w.r.t. y, μ > 0 (Assumption 5.3)",
-                  c["mu_g"], 0.0, relation=">=",
+                  c["mu_g"], 0.0, relation=">",
                   note=f"μ = min_i λ_min(∇²_{{yy}}g_i) = {c['mu_g']:.3g} on the instance"),
         Condition("f_i(x, y) is L_{f,0}-Lipschitz continuous (Assumption 5.4): ‖x‖, ‖y‖ ≤ "
                   "radius where the result is evaluated", reach, c["radius"],

@@ -1,0 +1,268 @@
+"""Gao 2022, Thm 1 inside its own step conditions on heterogeneous devices (Gao, arXiv preprint
+2022, arXiv:2204.13299, Thm 1: LocalBSGM's average ``A_T = (1/T)Σ_t ‖∇Φ(x̄_t)‖² +
+L̃²‖ȳ_t − y*(x̄_t)‖²`` is bounded for every ``T`` by an explicit right-hand side ``B(T)``).
+
+**Why a limit.**  ``gao.localbsgm_heterogeneous_floor`` runs Cor 1's schedule with practical
+step constants: Thm 1's ``ρ₁ ≤ O(1/κ⁵)`` would put one point at 10⁸–10⁹ iterations (GAO-R7).
+Here nothing is left: ``α = β = 1``, ``p = 2``, ``θ = 0.8/L₁``, ``Q = 80``, ``ρ₂`` and ``ρ₁``
+at Thm 1's limits (``theorem1_limits``) and ``η`` below its cap.  With exact oracles
+LocalBSGM is an affine iteration: one period maps the devices' common state
+``s = (x̄, ȳ, ū, v̄)`` (they agree after each averaging) to ``M̄s + c̄``.  When the spectral
+radius of ``M̄`` is below 1, ``s_t`` converges to the fixed point ``s*`` and the Cesàro average
+``A_T`` to ``A_∞``, the mean of ``A`` over the periodic orbit from ``s*``, computed here in
+closed form.  Started at ``x*``, ``y*(x*)`` with exact oracles (``σ = 0``), ``B(T)`` tends to
+``B_∞ = 4Δ_Q² + 24p²η²(ρ₁² + ρ₂²)[…] + 24p⁴η⁴(ρ₁² + ρ₂²)[…]`` (its ``1/T`` terms vanish).
+``A_∞ > B_∞`` means that Thm 1's inequality fails for every ``T`` beyond some ``T₀``.
+
+**Conservative constants.**  Every constant in ``B_∞`` is an upper bound that A1–A4 allow:
+``G = L₀`` (A2 on the domain of GAO-R8), ``L̂ = L̃ = L₁`` (GAO-R1), Gao's ``Δ_Q``, and ``δ²``
+an upper bound of A4's two spreads over the whole domain (``‖x‖, ‖y‖ ≤ r``), from the spreads'
+affine forms: a larger ``δ²`` only makes ``B_∞`` larger.
+
+The period map is built here from the instance's exact derivatives (not from the library's
+LocalBSGM); a test checks it against the library's run step by step.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from bilevel_theory.gao import (
+    biased_stationary_point,
+    gao_constants,
+    theorem1_limits,
+    truncation_bias_bound,
+)
+
+from ..claim import Condition, Law, Mutant
+from ..kit import PaperClaims, lower_level_conditions, per_budget, per_replicate
+from .gao import heterogeneous, shared_hessians
+
+P_ = PaperClaims("gao")
+
+ALPHA = BETA = 1.0       # Cor 1's reference α = β = 1 (the ε-sweeps' schedule)
+PERIOD = 2               # p > 1, the smallest
+THETA_L1 = 0.8           # θ = 0.8/L₁ < 1/L₁
+NEUMANN = 80             # Q: 4Δ_Q² ≈ 4·10⁻¹⁸ on the instance, far below the floor
+#: η from where the bound holds (1e-3) down to where it fails by 10³; below 10⁻⁵ the fixed point's
+#: solve loses digits (1 − spectral radius ≈ 6·10⁻¹⁰ at η = 10⁻⁶)
+ETAS = per_budget((1e-3, 1e-4, 1e-5), (1e-3, 3e-4, 1e-4, 3e-5, 1e-5),
+                  (1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 3e-5, 1e-5))
+
+
+def hyperparameters(problem, eta: float) -> dict:
+    """Thm 1's admissible hyperparameters at step ``η``: ``ρ₂`` at its limit, ``ρ₁`` at its
+    limit given ``ρ₂`` (``theorem1_limits``), ``α = β = 1``, ``p = 2``, ``θ = 0.8/L₁``,
+    ``Q = 80``."""
+    rho2 = theorem1_limits(problem, ALPHA, BETA, PERIOD, 1.0)["rho2_max"]
+    lim = theorem1_limits(problem, ALPHA, BETA, PERIOD, rho2)
+    return dict(alpha=ALPHA, beta=BETA, period=PERIOD, eta=float(eta), rho1=lim["rho1_max"],
+                rho2=rho2, theta=THETA_L1 / gao_constants(problem)["L1"],
+                neumann_steps=NEUMANN, eta_max=lim["eta_max"])
+
+
+def _affine(f, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(M, c)`` with ``f(z) = M z + c`` for an affine ``f`` on ``ℝⁿ`` batched over leading
+    axes (probed at ``0`` and the unit vectors)."""
+    probes = f(np.vstack([np.zeros(n), np.eye(n)]))
+    return (probes[1:] - probes[0]).T, probes[0]
+
+
+def _local_step(problem, hp: dict):
+    """One noise-free local step of LocalBSGM (Alg. 1, after ``t = 0``) on every device:
+    ``z = (x, y, u, v)`` of shape ``(R, K, 2(d_x + d_y))`` → the same."""
+    h = problem.host
+    dx, dy = h.dim_x, h.dim_y
+    a, b = hp["alpha"] * hp["eta"], hp["beta"] * hp["eta"]
+    theta, Q = hp["theta"], hp["neumann_steps"]
+
+    def step(z):
+        x, y = z[..., :dx], z[..., dx:dx + dy]
+        u, v = z[..., dx + dy:2 * dx + dy], z[..., 2 * dx + dy:]
+        idx = np.broadcast_to(np.arange(h.clients), z.shape[:-1])
+        r = w = h.exact_grad_y_f(idx, x, y)
+        for _ in range(Q):  # eq. 3.2: θ Σ_{q≤Q} (I − θ∇²_{yy}g^{(k)})^q ∇_y f^{(k)}
+            r = r - theta * h.exact_hvp_yy_g(idx, r)
+            w = w + r
+        est = h.exact_grad_x_f(idx, x, y) - h.exact_jvp_xy_g(idx, theta * w)
+        u = (1 - a) * u + a * est
+        v = (1 - b) * v + b * h.exact_grad_y_g(idx, x, y)
+        return np.concatenate([x - hp["rho1"] * hp["eta"] * u,
+                               y - hp["rho2"] * hp["eta"] * v, u, v], axis=-1)
+    return step
+
+
+def period_orbit(problem, hp: dict) -> dict:
+    """The period map's fixed point ``s* = (x̄, ȳ, ū, v̄)``, its spectral radius and the
+    device-averaged states ``(x̄_j, ȳ_j)``, ``j = 0…p−1``, of the periodic orbit from ``s*``."""
+    h = problem.host
+    K, n = h.clients, 2 * (h.dim_x + h.dim_y)
+    step = _local_step(problem, hp)
+
+    def period(s):  # common state → p local steps on every device → average
+        z = np.broadcast_to(s[:, None, :], (s.shape[0], K, n))
+        for _ in range(hp["period"]):
+            z = step(z)
+        return z.mean(axis=1)
+    M, c = _affine(period, n)
+    s_star = np.linalg.solve(np.eye(n) - M, c)
+    z = np.broadcast_to(s_star[None, None, :], (1, K, n))
+    orbit = []
+    for _ in range(hp["period"]):
+        orbit.append(z.mean(axis=1)[0])
+        z = step(z)
+    return {"fixed_point": s_star, "radius": float(np.abs(np.linalg.eigvals(M)).max()),
+            "orbit": np.array(orbit)}
+
+
+def limit_average(problem, hp: dict) -> tuple[float, float]:
+    """``(A_∞, spectral radius)``: the Cesàro limit of Thm 1's left-hand side (the mean of
+    ``‖∇Φ(x̄)‖² + L̃²‖ȳ − y*(x̄)‖²`` over the periodic orbit from the fixed point)."""
+    h = problem.host
+    o = period_orbit(problem, hp)
+    x, y = o["orbit"][:, :h.dim_x], o["orbit"][:, h.dim_x:h.dim_x + h.dim_y]
+    Lt = gao_constants(problem)["L_tilde"]
+    a = (np.asarray(h.hypergradient(x)) ** 2).sum(-1) + Lt ** 2 * (
+        (y - np.asarray(h.y_star(x))) ** 2).sum(-1)
+    return float(a.mean()), o["radius"]
+
+
+@functools.cache
+def delta2_bound(problem) -> float:
+    """An upper bound of A4's ``δ²`` over the domain ``‖x‖, ‖y‖ ≤ r`` (GAO-R8): both spreads,
+    ``(1/K)Σ_k‖∇̂Φ^{(k)} − mean‖²`` (at ``θ``, ``Q`` of :func:`hyperparameters`) and
+    ``(1/K)Σ_k‖∇_y g^{(k)} − ∇_y g‖²``, are ``(1/K)Σ_k‖D_k z + d_k‖²`` in ``z = (x, y)``;
+    ``‖D_k z + d_k‖ ≤ ‖D_k‖₂√2 r + ‖d_k‖``."""
+    h = problem.host
+    dx, dy, K = h.dim_x, h.dim_y, h.clients
+    hp = hyperparameters(problem, 1.0)
+    step = _local_step(problem, {**hp, "alpha": 1.0, "beta": 1.0, "eta": 1.0})
+    n = dx + dy
+
+    def estimates(zs):  # u, v after one step from u = v = 0 with a = b = 1: the estimates
+        z = np.concatenate([np.broadcast_to(zs[:, None, :], (zs.shape[0], K, n)),
+                            np.zeros((zs.shape[0], K, n))], axis=-1)
+        out = step(z)[..., n:]
+        return (out - out.mean(axis=1, keepdims=True)).reshape(zs.shape[0], -1)
+    M, c = _affine(estimates, n)
+    r = math.sqrt(2.0) * problem.radius
+    worst = 0.0
+    for part in (slice(0, dx), slice(dx, n)):  # ∇̂Φ's spread, then ∇_y g's
+        D = M.reshape(K, n, n)[:, part, :]
+        d = c.reshape(K, n)[:, part]
+        norms = np.linalg.norm(D, ord=2, axis=(1, 2))
+        worst = max(worst, float(np.mean((norms * r + np.linalg.norm(d, axis=1)) ** 2)))
+    return worst
+
+
+def limit_bound(problem, hp: dict) -> float:
+    """``B_∞``: Thm 1's right-hand side as ``T → ∞`` with ``σ = 0`` and the start at
+    ``x*``, ``y*(x*)``: ``4Δ_Q²`` and the four ``p``-terms, with ``δ²`` = :func:`delta2_bound`."""
+    g = gao_constants(problem)
+    L1, mu, Lh, Lt, G = g["L1"], g["mu"], g["L_hat"], g["L_tilde"], g["G"]
+    a, b, p, eta = hp["alpha"], hp["beta"], hp["period"], hp["eta"]
+    R = hp["rho1"] ** 2 + hp["rho2"] ** 2
+    d2 = delta2_bound(problem)
+    c4 = 2 * Lh ** 2 + 500 * L1 ** 2 * Lt ** 2 / (3 * mu ** 2)
+    c2 = 4 * Lh ** 2 / a ** 2 + 500 * L1 ** 2 * Lt ** 2 / (3 * b ** 2 * mu ** 2)
+    dq = truncation_bias_bound(problem, hp["theta"], hp["neumann_steps"])
+    return (4 * dq ** 2
+            + 24 * eta ** 4 * p ** 4 * R * c4 * (a ** 2 * (2 * G ** 2 + 3 * d2) + b ** 2 * 3 * d2)
+            + 24 * eta ** 2 * p ** 2 * R * c2 * (a ** 2 * (2 * G ** 2 + 3 * d2) + b ** 2 * 3 * d2))
+
+
+def localbsgm_limit(eta, replicates, seed, backend="numpy", *, mutant=None):
+    """``A_∞`` (``value``) against ``B_∞`` (``bound``) at Thm 1's admissible hyperparameters
+    with step ``η`` on :func:`heterogeneous` (mutant ``shared_hessians``: on
+    :func:`shared_hessians`).  Closed form: every replicate is the same number."""
+    if mutant not in (None, "shared_hessians"):
+        raise ValueError(f"`mutant` must be None or 'shared_hessians', got {mutant!r}")
+    P = shared_hessians() if mutant == "shared_hessians" else heterogeneous()
+    hp = hyperparameters(P, eta)
+    value, radius = limit_average(P, hp)
+    _, floor = biased_stationary_point(P, hp["theta"], hp["neumann_steps"])
+    return {"value": per_replicate(value, replicates),
+            "bound": per_replicate(limit_bound(P, hp), replicates),
+            "floor": per_replicate(floor, replicates),
+            "spectral_radius": per_replicate(radius, replicates),
+            "diverged": per_replicate(float(radius >= 1.0), replicates)}
+
+
+def _conditions() -> tuple[Condition, ...]:
+    """Thm 1's hypotheses at each ``η`` of the grid, all inside."""
+    P = heterogeneous()
+    g = gao_constants(P)
+
+    def hp(eta):
+        return hyperparameters(P, eta)
+
+    def reach(eta):  # the fixed point and the start lie inside the domain of A1–A4
+        o = period_orbit(P, hp(eta))["orbit"]
+        pts = [P.x_star, P.y_star(P.x_star), *o[:, :P.dim_x], *o[:, P.dim_x:P.dim_x + P.dim_y]]
+        return max(float(np.linalg.norm(np.asarray(v))) for v in pts)
+    return (
+        *lower_level_conditions(P, "g^{(k)} μ-strongly convex in y, μ > 0 (Assumption 1)",
+                                "∇g^{(k)} L₁-Lipschitz, so ‖∇²_{yy}g^{(k)}‖ ≤ L₁ (Assumption 2)",
+                                lambda x: g["L1"]),
+        Condition("α, β > 0 (Thm 1)", ALPHA, 0.0, relation=">"),
+        Condition("θ < 1/L₁ (Thm 1)", lambda x: hp(x)["theta"] * g["L1"], 1.0, relation="<"),
+        Condition("p > 1 (Alg. 1, Cor 1)", PERIOD, 1, relation=">"),
+        Condition("Q > 0 (Sec. 3, eq. 3.2)", NEUMANN, 0, relation=">"),
+        Condition("ρ₂ ≤ min{(6L̃²/μ)/(4L̂²/α² + 400L₁²L̃²/(3β²μ²)), 1/(6L₁)} (Thm 1)",
+                  lambda x: hp(x)["rho2"],
+                  lambda x: theorem1_limits(P, ALPHA, BETA, PERIOD, 1.0)["rho2_max"]),
+        Condition("ρ₁ ≤ min{3ρ₂μ/(50κL̃), (1/4)/√(4L̂²/α² + 500L₁²L̃²/(3β²μ²))} (Thm 1)",
+                  lambda x: hp(x)["rho1"], lambda x: theorem1_limits(
+                      P, ALPHA, BETA, PERIOD, hp(x)["rho2"])["rho1_max"]),
+        Condition("η < min{1/α, 1/β, 1/(2ρ₁L_Φ), 1/(3p(α² + β²)^{1/4}(ρ₁² + ρ₂²)^{1/4}"
+                  "L̂^{1/2}), 1} (Thm 1)", lambda x: x, lambda x: hp(x)["eta_max"],
+                  relation="<"),
+        Condition("A1–A4 on the domain ‖x‖, ‖y‖ ≤ r of GAO-R8: the start x*, y*(x*) and the "
+                  "limit orbit inside it", reach, P.radius,
+                  note="δ² of A4 is bounded over the whole domain (delta2_bound), G = L₀ "
+                       "bounds ‖∇f^{(k)}‖ there"),
+    )
+
+
+_STATEMENT = (r"\frac{1}{T}\sum_{t<T} \|\nabla\Phi(\bar x_t)\|^2 + \tilde L^2\|\bar y_t - "
+              r"y^*(\bar x_t)\|^2 \leq B(T)\ \forall T;\quad \lim_T B(T) = 4\Delta_Q^2 + "
+              r"\mathcal{O}(p^2\eta^2(\rho_1^2+\rho_2^2))")
+
+CLAIMS = [
+    P_.claim(
+        "localbsgm_heterogeneous_limit", role="finding",
+        source=P_.cite("Thm 1 (the bound for every T, inside its step conditions; "
+                       "heterogeneous devices under A4)"),
+        statement=_STATEMENT, kind="bounded_by", variable=r"\eta",
+        quantity=r"\lim_T \frac{1}{T}\sum_{t<T} A_t", measure=localbsgm_limit,
+        scale="loglog", grid=ETAS, replicates=per_budget(2, 2, 2),
+        law=Law(1.0, r"\lim_T A_T \leq \lim_T B(T)", "Thm 1 as T → ∞ (σ = 0, start at x*)"),
+        tolerance=0.0, expected="violated",
+        reason=(
+            "Inside every condition of Thm 1 (steps at its limits, η below its cap), exact "
+            "LocalBSGM converges to the fixed point of its period map, and the limit of A_T "
+            "is about ‖∇Φ(x̃)‖² (x̃: the zero of the device-averaged local estimator, GAO-R3), "
+            "whatever the steps. Thm 1's right-hand side tends to 4Δ_Q² plus terms in "
+            "p²η²(ρ₁² + ρ₂²) and p⁴η⁴(ρ₁² + ρ₂²), which vanish as η → 0: below some η the "
+            "limit of the left-hand side exceeds that of the right-hand side, so the bound "
+            "fails for every T beyond some T₀. Mathematical reason: the device average of "
+            "eq. (3.1) is not ∇Φ when the Hessians differ, and no term of Thm 1 carries that "
+            "bias (δ² enters only multiplied by p²η²)."),
+        schedule=(f"LocalBSGM (Alg. 1) with exact oracles on the heterogeneous instance of "
+                  f"gao.localbsgm_heterogeneous_floor (8 devices, dims 2, h = 1); α = β = 1, "
+                  f"p = {PERIOD}, θ = {THETA_L1}/L₁, Q = {NEUMANN}, ρ₂ and ρ₁ at Thm 1's "
+                  "limits (ρ₁ ≈ 3.6·10⁻⁵, ρ₂ ≈ 5.2·10⁻³), η swept below its cap (1 here); "
+                  "value: the T → ∞ limit of Thm 1's left-hand side (period map's fixed "
+                  "point and orbit, closed form); bound: the T → ∞ limit of its right-hand "
+                  "side from x*, y*(x*) with σ = 0 and δ² bounded over the domain"),
+        mutants=(Mutant("shared_hessians", "every device's ∇²_yy g^{(k)}, ∇²_xy g^{(k)} "
+                        "replaced by the devices' mean (gradients still heterogeneous): the "
+                        "device average of eq. (3.1) is ∇Φ up to the truncation, the limit is "
+                        "x* up to the local drift, and the bound holds at every η",
+                        {"mutant": "shared_hessians"}, kind="repair"),),
+        conditions=_conditions(),
+        touches=("GAO-R1", "GAO-R3", "GAO-R7", "GAO-R8")),
+]
