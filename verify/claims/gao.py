@@ -754,7 +754,9 @@ def _floor_reason(design_name: str) -> str:
         "[∇²_{yy}g^{(k)}]^{-1}∇_y f^{(k)} ≠ ∇²_{xy}g[∇²_{yy}g]^{-1}∇_y f when the Hessians "
         "differ; Thm 1/2 carry the heterogeneity δ² only multiplied by terms the schedule "
         "drives to 0 (p²η² = O(ε) in Thm 1, A·ln(T+1) = Õ(ε) in Thm 2) plus 4Δ_Q² = O(ε), so "
-        "no term of the bound carries this floor.")
+        "no term of the bound carries this floor. The runs use practical step constants "
+        "(GAO-R7); inside every step condition of Thm 1 the same floor contradicts Thm 1's "
+        "bound as T → ∞ (gao.localbsgm_heterogeneous_limit, closed form).")
 
 
 def _conditions(design, prob_of, eps_of, thm: int) -> tuple[Condition, ...]:
