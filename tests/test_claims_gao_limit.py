@@ -53,25 +53,35 @@ def test_the_limit_is_the_floor_and_the_bound_falls_as_eta_squared():
     assert ratio == pytest.approx(100.0, rel=1e-3)
 
 
-def test_delta2_bound_covers_both_spreads_on_the_domain():
-    """≥ sampled: at random points of ‖x‖, ‖y‖ ≤ r (and on the boundary) both of A4's spreads
-    stay below the bound used in B_∞."""
+def test_delta2_and_g_bounds_cover_the_domain():
+    """≥ sampled: at random points of ‖x‖, ‖y‖ ≤ r (y on the boundary) both of A4's spreads
+    (the surrogate ∇̂Φ^{(k)} and the whole ∇g^{(k)}) stay below δ², and ‖∇f^{(k)}‖,
+    ‖∇̂Φ^{(k)}‖ below G; computed from the host's exact derivatives."""
     P = L.heterogeneous()
-    d2 = L.delta2_bound(P)
+    h, K = P.host, P.clients
     hp = L.hyperparameters(P, 1.0)
-    step = L._local_step(P, {**hp, "alpha": 1.0, "beta": 1.0, "eta": 1.0})
     rng = np.random.default_rng(1)
-    v = rng.standard_normal((4000, 4))
-    v[:, :2] *= P.radius * rng.uniform(0, 1, (4000, 1)) ** 0.5 / np.linalg.norm(v[:, :2], axis=1,
-                                                                              keepdims=True)
-    v[:, 2:] *= P.radius / np.linalg.norm(v[:, 2:], axis=1, keepdims=True)
-    z = np.concatenate([np.broadcast_to(v[:, None, :], (4000, P.clients, 4)),
-                        np.zeros((4000, P.clients, 4))], axis=-1)
-    est = step(z)[..., 4:]
-    spread = est - est.mean(axis=1, keepdims=True)
-    worst = max((spread[..., :2] ** 2).sum(-1).mean(1).max(),
-                (spread[..., 2:] ** 2).sum(-1).mean(1).max())
+    x = rng.standard_normal((4000, 2))
+    x *= P.radius * rng.uniform(0, 1, (4000, 1)) ** 0.5 / np.linalg.norm(x, axis=1, keepdims=True)
+    y = rng.standard_normal((4000, 2))
+    y *= P.radius / np.linalg.norm(y, axis=1, keepdims=True)
+    xk, yk = (np.broadcast_to(a[:, None, :], (4000, K, 2)) for a in (x, y))
+    idx = np.broadcast_to(np.arange(K), (4000, K))
+    r = w = h.exact_grad_y_f(idx, xk, yk)
+    for _ in range(hp["neumann_steps"]):
+        r = r - hp["theta"] * h.exact_hvp_yy_g(idx, r)
+        w = w + r
+    est = h.exact_grad_x_f(idx, xk, yk) - h.exact_jvp_xy_g(idx, hp["theta"] * w)
+    grad_g = np.concatenate([h.exact_grad_x_g(idx, xk, yk), h.exact_grad_y_g(idx, xk, yk)], -1)
+    grad_f = np.concatenate([h.exact_grad_x_f(idx, xk, yk), h.exact_grad_y_f(idx, xk, yk)], -1)
+
+    def spread(a):
+        return ((a - a.mean(axis=1, keepdims=True)) ** 2).sum(-1).mean(1).max()
+    d2, G = L.delta2_bound(P), L.gradient_bound(P)
+    worst = max(spread(est), spread(grad_g))
     assert worst <= d2 and worst > 0.1 * d2
+    norms = max(np.linalg.norm(est, axis=-1).max(), np.linalg.norm(grad_f, axis=-1).max())
+    assert norms <= G and norms > 0.5 * G and G >= P.constants["ell_f0"]
 
 
 def _verdict(budget: str, mutant=None):

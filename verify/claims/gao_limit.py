@@ -14,10 +14,11 @@ closed form.  Started at ``x*``, ``y*(x*)`` with exact oracles (``σ = 0``), ``B
 ``B_∞ = 4Δ_Q² + 24p²η²(ρ₁² + ρ₂²)[…] + 24p⁴η⁴(ρ₁² + ρ₂²)[…]`` (its ``1/T`` terms vanish).
 ``A_∞ > B_∞`` means that Thm 1's inequality fails for every ``T`` beyond some ``T₀``.
 
-**Conservative constants.**  Every constant in ``B_∞`` is an upper bound that A1–A4 allow:
-``G = L₀`` (A2 on the domain of GAO-R8), ``L̂ = L̃ = L₁`` (GAO-R1), Gao's ``Δ_Q``, and ``δ²``
-an upper bound of A4's two spreads over the whole domain (``‖x‖, ‖y‖ ≤ r``), from the spreads'
-affine forms: a larger ``δ²`` only makes ``B_∞`` larger.
+**Conservative constants.**  Every constant in ``B_∞`` is as large as a reading allows:
+``L̂ = L̃ = L₁`` (GAO-R1), Gao's ``Δ_Q``, ``δ²`` an upper bound over the whole domain
+(``‖x‖, ‖y‖ ≤ r``, GAO-R8) of A4's two spreads (``∇̂Φ^{(k)}`` and both blocks of ``∇g^{(k)}``),
+and ``G``, which Gao never defines, the largest of ``L₀`` and upper bounds over the domain of
+``‖∇f^{(k)}‖`` and ``‖∇̂Φ^{(k)}‖``: larger constants only make ``B_∞`` larger.
 
 The period map is built here from the instance's exact derivatives (not from the library's
 LocalBSGM); a test checks it against the library's run step by step.
@@ -130,39 +131,66 @@ def limit_average(problem, hp: dict) -> tuple[float, float]:
     return float(a.mean()), o["radius"]
 
 
+def _device_fields(problem) -> tuple[np.ndarray, np.ndarray, int]:
+    """Per device, the affine maps ``z = (x, y) ↦ (∇̂Φ^{(k)}, ∇_x f^{(k)}, ∇_y f^{(k)},
+    ∇_x g^{(k)}, ∇_y g^{(k)})`` (at θ, Q of :func:`hyperparameters`): ``(D, d)`` with
+    ``D`` of shape ``(K, m, n)`` and ``d`` of ``(K, m)``, and ``n = d_x + d_y``."""
+    h = problem.host
+    dx, dy, K = h.dim_x, h.dim_y, h.clients
+    n = dx + dy
+    hp = hyperparameters(problem, 1.0)
+    step = _local_step(problem, {**hp, "alpha": 1.0, "beta": 1.0, "eta": 1.0})
+
+    def fields(zs):  # one step from u = v = 0 with a = b = 1 gives u, v = ∇̂Φ^{(k)}, ∇_y g^{(k)}
+        zk = np.broadcast_to(zs[:, None, :], (zs.shape[0], K, n))
+        idx = np.broadcast_to(np.arange(K), zk.shape[:-1])
+        x, y = zk[..., :dx], zk[..., dx:]
+        est = step(np.concatenate([zk, np.zeros_like(zk)], axis=-1))[..., n:n + dx]
+        out = np.concatenate([est, h.exact_grad_x_f(idx, x, y), h.exact_grad_y_f(idx, x, y),
+                              h.exact_grad_x_g(idx, x, y), h.exact_grad_y_g(idx, x, y)], -1)
+        return out.reshape(zs.shape[0], -1)
+    M, c = _affine(fields, n)
+    m = c.size // K
+    return M.reshape(K, m, n), c.reshape(K, m), n
+
+
+def _sup_norm(D: np.ndarray, d: np.ndarray, radius: float) -> np.ndarray:
+    """Per device, an upper bound of ``‖D z + d‖`` on ``‖x‖, ‖y‖ ≤ radius``:
+    ``‖D‖₂√2·radius + ‖d‖``."""
+    return np.linalg.norm(D, ord=2, axis=(1, 2)) * math.sqrt(2.0) * radius + np.linalg.norm(
+        d, axis=1)
+
+
 @functools.cache
 def delta2_bound(problem) -> float:
     """An upper bound of A4's ``δ²`` over the domain ``‖x‖, ‖y‖ ≤ r`` (GAO-R8): both spreads,
-    ``(1/K)Σ_k‖∇̂Φ^{(k)} − mean‖²`` (at ``θ``, ``Q`` of :func:`hyperparameters`) and
-    ``(1/K)Σ_k‖∇_y g^{(k)} − ∇_y g‖²``, are ``(1/K)Σ_k‖D_k z + d_k‖²`` in ``z = (x, y)``;
-    ``‖D_k z + d_k‖ ≤ ‖D_k‖₂√2 r + ‖d_k‖``."""
-    h = problem.host
-    dx, dy, K = h.dim_x, h.dim_y, h.clients
-    hp = hyperparameters(problem, 1.0)
-    step = _local_step(problem, {**hp, "alpha": 1.0, "beta": 1.0, "eta": 1.0})
-    n = dx + dy
+    ``(1/K)Σ_k‖∇̂Φ^{(k)} − mean‖²`` (at θ, Q of :func:`hyperparameters`) and
+    ``(1/K)Σ_k‖∇g^{(k)} − ∇g‖²`` (both blocks of ``∇g``), are ``(1/K)Σ_k‖D_k z + d_k‖²`` in
+    ``z = (x, y)``, bounded by ``(1/K)Σ_k(‖D_k‖₂√2 r + ‖d_k‖)²``."""
+    D, d, n = _device_fields(problem)
+    dx = problem.dim_x
+    D, d = D - D.mean(axis=0), d - d.mean(axis=0)  # the spreads about the device mean
+    parts = (slice(0, dx), slice(dx + n, dx + 2 * n))  # ∇̂Φ^{(k)}; ∇g^{(k)} = (∇_x g, ∇_y g)
+    return max(float(np.mean(_sup_norm(D[:, p], d[:, p], problem.radius) ** 2)) for p in parts)
 
-    def estimates(zs):  # u, v after one step from u = v = 0 with a = b = 1: the estimates
-        z = np.concatenate([np.broadcast_to(zs[:, None, :], (zs.shape[0], K, n)),
-                            np.zeros((zs.shape[0], K, n))], axis=-1)
-        out = step(z)[..., n:]
-        return (out - out.mean(axis=1, keepdims=True)).reshape(zs.shape[0], -1)
-    M, c = _affine(estimates, n)
-    r = math.sqrt(2.0) * problem.radius
-    worst = 0.0
-    for part in (slice(0, dx), slice(dx, n)):  # ∇̂Φ's spread, then ∇_y g's
-        D = M.reshape(K, n, n)[:, part, :]
-        d = c.reshape(K, n)[:, part]
-        norms = np.linalg.norm(D, ord=2, axis=(1, 2))
-        worst = max(worst, float(np.mean((norms * r + np.linalg.norm(d, axis=1)) ** 2)))
-    return worst
+
+@functools.cache
+def gradient_bound(problem) -> float:
+    """``G`` of Thm 1, which Gao never defines (GAO-R1 reads ``G = L₀``): here the largest of
+    the readings, ``L₀`` and upper bounds over the domain of ``‖∇f^{(k)}‖`` and of the
+    surrogate ``‖∇̂Φ^{(k)}‖``, so that ``B_∞`` is as large as any reading makes it."""
+    D, d, n = _device_fields(problem)
+    dx, r = problem.dim_x, problem.radius
+    return max(gao_constants(problem)["G"], float(_sup_norm(D[:, :dx], d[:, :dx], r).max()),
+               float(_sup_norm(D[:, dx:dx + n], d[:, dx:dx + n], r).max()))
 
 
 def limit_bound(problem, hp: dict) -> float:
     """``B_∞``: Thm 1's right-hand side as ``T → ∞`` with ``σ = 0`` and the start at
-    ``x*``, ``y*(x*)``: ``4Δ_Q²`` and the four ``p``-terms, with ``δ²`` = :func:`delta2_bound`."""
+    ``x*``, ``y*(x*)``: ``4Δ_Q²`` and the four ``p``-terms, with ``δ²`` = :func:`delta2_bound`
+    and ``G`` = :func:`gradient_bound`."""
     g = gao_constants(problem)
-    L1, mu, Lh, Lt, G = g["L1"], g["mu"], g["L_hat"], g["L_tilde"], g["G"]
+    L1, mu, Lh, Lt, G = g["L1"], g["mu"], g["L_hat"], g["L_tilde"], gradient_bound(problem)
     a, b, p, eta = hp["alpha"], hp["beta"], hp["period"], hp["eta"]
     R = hp["rho1"] ** 2 + hp["rho2"] ** 2
     d2 = delta2_bound(problem)
