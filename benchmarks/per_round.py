@@ -40,7 +40,8 @@ LARGEST = 100_000
 LARGEST_LIMIT = 10.0
 FIT_FROM = 1_000
 MIN_REPEATS, MIN_CPU, MAX_REPEATS = 3, 0.5, 200
-#: algorithms left out at ``n ≥ 10³`` (their estimator is being rewritten)
+#: algorithms left out at ``n ≥ 10³``: the older trees' APHE is quadratic to cubic in ``m``
+#: (minutes per round); this tree's cost against ``m`` is ``benchmarks.afbo_scale``
 SKIP_LARGE = ("afbo", "afbo_naive", "afbo_sync")
 #: fixed hyperparameters (the rest are each algorithm's defaults); only those it accepts
 HYPERPARAMETERS: dict[str, Any] = dict(inner_steps=5, local_steps=2, neumann_steps=10)
