@@ -247,8 +247,9 @@ def test_oracle_pair_hvp_has_the_oracles_joint_law():
 
 
 def test_no_correction_mutant_is_plain_momentum(prob):
-    """``correction=False`` (a claims mutant): ``u_t = (1−a)u_{t−1} + a∇̂Φ(x_t)``; with exact
-    oracles it differs from eq. (3.8) and still costs the same oracle calls."""
+    """``correction=False``: ``u_t = (1−a)u_{t−1} + a∇̂Φ(x_t)``; with exact oracles it differs
+    from eq. (3.8) and still costs the same oracle calls.  (No claim uses it as a mutant: at
+    Thm 2's weights the iteration is unstable, docs/papers/gao.md.)"""
     kw = dict(rounds=6, replicates=1, seed=0, neumann_steps=3, period=2)
     a = run("localbsgvrm", prob, **kw)
     b = run("localbsgvrm", prob, correction=False, **kw)

@@ -85,3 +85,22 @@ def test_each_budget_has_its_own_store_and_table():
     text, ok = stability.table({0: {"x.rate": entry}}, "standard", source="From commit abc.")
     assert ok and "# Seed stability (standard budget)" in text
     assert "verify.stability --budget standard`. From commit abc." in text
+
+
+def test_an_overlay_replaces_a_claim_with_its_mutants(tmp_path):
+    """A later run of a claim replaces its base entries, mutants included: a mutant that the
+    later run no longer has leaves the table; the other claims' entries stay."""
+    import json
+
+    def store(root, entries):
+        (root / "seed-0").mkdir(parents=True)
+        (root / "seed-0" / "summary.json").write_text(json.dumps(entries))
+
+    def entry(cid, mutant, verdict="holds"):
+        return {"id": cid, "verdict": verdict, "expected": "holds", "measured": 0.0,
+                "interval": [0.0, 0.0], "power": [{"mutant": mutant, "verdict": "violated",
+                                                   "required": "violated"}]}
+    store(tmp_path / "base", [entry("a.x", "old"), entry("b.y", "keep")])
+    store(tmp_path / "later", [entry("a.x", "new", "holds")])
+    found = stability.read_summaries(tmp_path / "base", (0,), [tmp_path / "later"])[0]
+    assert set(found) == {"a.x", "a.x@new", "b.y", "b.y@keep"}

@@ -51,11 +51,16 @@ def read_summaries(out: Path, seeds: Sequence[int] = SEEDS,
                    overlays: Sequence[Path] = ()) -> dict[int, dict[str, dict]]:
     """``seed -> id -> summary entry`` from the stores under ``out`` (missing seeds skipped);
     the entries of the stores under each of ``overlays`` (a later run of some claims, e.g.
-    after their replicates changed) replace those of the same ids."""
+    after their replicates changed) replace those of the same claims, mutants included (a
+    mutant the later run no longer has is dropped)."""
     found = read_one(out, seeds)
     for extra in overlays:
         for seed, entries in read_one(extra, seeds).items():
-            found.setdefault(seed, {}).update(entries)
+            here = found.setdefault(seed, {})
+            claims = {cid for cid in entries if MUTANT_SEP not in cid}
+            for cid in [c for c in here if c.split(MUTANT_SEP)[0] in claims]:
+                del here[cid]
+            here.update(entries)
     return found
 
 
