@@ -102,7 +102,8 @@ def test_a_pattern_naming_a_paper_imports_only_its_modules(tmp_path):
     assert _cli_imports(["list", "afbo.*", "--json"]) == {"afbo"}
     assert _cli_imports(["show", _an_id("memfbo")]) == {"memfbo"}
     assert _cli_imports(["verify", _an_id("gao"), "--dry-run", "--out", str(tmp_path)]
-                        ) == {"gao", "gao_kappa"}
+                        ) == set(claims_pkg.PREFIX_MODULES["gao"]) == {"gao", "gao_kappa",
+                                                                       "gao_limit"}
 
 
 def _an_id(prefix: str) -> str:
