@@ -1,5 +1,5 @@
-"""Seed stability: the committed tables (docs/stability.md at the smoke budget; the standard
-budget's docs/stability-standard.md once generated) cover every claim and mutant of the catalogue
+"""Seed stability: the committed tables (docs/stability.md at the smoke budget,
+docs/stability-standard.md at the standard budget) cover every claim and mutant of the catalogue
 at seeds 0–4 and shows each at its expected verdict at every seed; the slow test
 recomputes one seed and finds the table's verdicts."""
 
@@ -15,9 +15,9 @@ from bilevel_theory.verify.claims import CLAIMS
 ROW = re.compile(r"^\| `([^`]+)` \| (\w+) \| (.*) \| (yes|\*\*no\*\*) \| [^|]* \|$")
 
 
-#: the budgets whose table is committed (the standard one is run by
-#: ``python -m bilevel_theory.verify.stability --budget standard``; not committed yet)
-BUDGETS = pytest.mark.parametrize("budget", ["smoke"])
+#: the budgets whose table is committed (``python -m bilevel_theory.verify.stability
+#: [--budget standard]``)
+BUDGETS = pytest.mark.parametrize("budget", ["smoke", "standard"])
 
 
 def _rows(budget: str = "smoke") -> dict[str, tuple[str, list[str], bool]]:

@@ -128,9 +128,10 @@ def table(summaries: Mapping[int, Mapping[str, dict]], budget: str = "smoke",
             + (f" {source.strip()}" if source.strip() else "") + "\n\n"
             f"{status}\n\n{head}\n" + "\n".join(rows) + "\n")
     if overlaid:
-        text += ("\nThese rows come from a later run of the same seeds, after these claims "
-                 "changed (replicates, grid or estimator, as their notes say; the other "
-                 "claims' measures did not): "
+        text += ("\nThese rows come from a later run of the same seeds (after the claim "
+                 "changed: replicates, grid, estimator or mutant, as its notes say; or for "
+                 "seeds the first run did not reach); the other claims' measures did not "
+                 "change: "
                  + ", ".join(f"`{c}`" for c in sorted(overlaid)) + ".\n")
     return text, not unstable
 
