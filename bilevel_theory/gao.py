@@ -182,13 +182,20 @@ def device_hypergradient(problem, x, theta: float | None = None,
         if neumann_steps is None:
             w = np.linalg.solve(h.A.dense_range(s, e)[None], gy[..., None])[..., 0]
         else:
-            r, w = gy, gy
-            for _ in range(neumann_steps):
-                r = r - theta * h.exact_hvp_yy_g(idx, r)
-                w = w + r
-            w = theta * w
+            w = exact_series(h, idx, gy, theta, neumann_steps)
         total += (gx - h.exact_jvp_xy_g(idx, w)).sum(axis=1)
     return (total / h.clients).reshape(x.shape)
+
+
+def exact_series(host, idx, v, theta: float, neumann_steps: int):
+    """Eq. (3.2)'s truncated series applied to ``v`` with each device's exact Hessian:
+    ``θ Σ_{q=0}^{Q} (I − θ∇²_{yy}g^{(k)})^q v`` (``idx`` the devices of ``v``'s rows; host
+    numpy, the host's exact products)."""
+    r = w = v
+    for _ in range(neumann_steps):
+        r = r - theta * host.exact_hvp_yy_g(idx, r)
+        w = w + r
+    return theta * w
 
 
 def biased_stationary_point(problem, theta: float | None = None,

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .claim import Claim, Law, per_budget
+from .claim import Claim, Condition, Law, per_budget
 
 
 @dataclass(frozen=True)
@@ -151,14 +151,12 @@ def ledger_totals(trace: Any, fields: Iterable[str] = LEDGER_TOTALS) -> dict[str
     return {k: per_replicate(totals[k], trace.replicates) for k in fields}
 
 
-def lower_level_conditions(prob_of: Any, strong: str, smooth: str,
-                           ell_of: Any = None, ell_note: str = "") -> tuple[Any, Any]:
+def lower_level_conditions(prob_of: Any, strong: str, smooth: str, ell_of: Any = None,
+                           ell_note: str = "") -> tuple[Condition, Condition]:
     """The two hypotheses every Neumann-series estimator rests on, on the instance
     ``prob_of(x)`` at sweep value ``x``: ``μ_g > 0`` (``strong``, the paper's quoted assumption)
     and every client's ``‖∇²_{yy}g_i‖ ≤ ℓ`` (``smooth``), with ``ℓ = ell_of(x)`` (default
     ``ℓ_{g,1}`` of the instance).  ``prob_of`` may be an instance (the same at every ``x``)."""
-    from .claim import Condition  # noqa: PLC0415
-
     of = prob_of if callable(prob_of) else (lambda x: prob_of)
     ell = ell_of or (lambda x: of(x).constants["ell_g1"])
     return (Condition(strong, lambda x: of(x).constants["mu_g"], 0.0, relation=">",

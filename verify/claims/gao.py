@@ -732,6 +732,10 @@ _PERIOD_FIXED = (f"period held at p = {FIXED_PERIOD} instead of the corollary's 
 _SINGLE_TERM = ("the Neumann series cut to Q = 1 (one Hessian-vector product per "
                 "hypergradient) at every ε instead of the corollary's Q = O(log 1/ε): its "
                 "truncation bias (1 − θμ)²L₀L₁/μ is a floor that A cannot go below")
+_SHARED_HESSIANS = Mutant(
+    "shared_hessians", "every device's ∇²_yy g^{(k)}, ∇²_xy g^{(k)} replaced by the devices' mean "
+    "(gradients still heterogeneous): the device average of eq. (3.1) is then ∇Φ, x̃ = x* up to "
+    "the truncation bias, and A ≤ ε holds", {"mutant": "shared_hessians"}, kind="repair")
 _INDEPENDENT = ("the two points of eq. (3.8) get independent samples instead of the same "
                 "ξ̂_t: the correction no longer cancels the noise, the momentum's error keeps a "
                 "variance of order σ²/(αη²), which grows as η shrinks along the schedule")
@@ -1084,10 +1088,7 @@ CLAIMS = [
         replicates={"smoke": 2, "standard": 2, "full": 2}, law=LAW_TARGET, tolerance=0.0,
         expected="violated", reason=_floor_reason("Cor 1"),
         schedule=f"{_M_SCHED}; {_HETER}",
-        mutants=(Mutant("shared_hessians", "every device's ∇²_yy g^{(k)}, ∇²_xy g^{(k)} "
-                        "replaced by the devices' mean (gradients still heterogeneous): the "
-                        "device average of eq. (3.1) is then ∇Φ, x̃ = x* up to the truncation "
-                        "bias, and A ≤ ε holds", {"mutant": "shared_hessians"}, kind="repair"),),
+        mutants=(_SHARED_HESSIANS,),
         conditions=_floor_conditions(M_DESIGN, 1),
         touches=("GAO-R3", "GAO-R1", "GAO-R2", "GAO-R6", "GAO-R7", "GAO-R9")),
     P_.claim(
@@ -1100,10 +1101,7 @@ CLAIMS = [
         replicates={"smoke": 2, "standard": 2, "full": 2}, law=LAW_TARGET, tolerance=0.0,
         expected="violated", reason=_floor_reason("Cor 2"),
         schedule=f"{_V_SCHED}; {_HETER}",
-        mutants=(Mutant("shared_hessians", "every device's ∇²_yy g^{(k)}, ∇²_xy g^{(k)} "
-                        "replaced by the devices' mean (gradients still heterogeneous): the "
-                        "device average of eq. (3.1) is then ∇Φ, x̃ = x* up to the truncation "
-                        "bias, and A ≤ ε holds", {"mutant": "shared_hessians"}, kind="repair"),),
+        mutants=(_SHARED_HESSIANS,),
         conditions=_floor_conditions(V_DESIGN, 2),
         touches=("GAO-R3", "GAO-R1", "GAO-R2", "GAO-R4", "GAO-R5", "GAO-R6", "GAO-R7",
                  "GAO-R9", "GAO-I3")),

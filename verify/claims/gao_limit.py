@@ -33,6 +33,7 @@ import numpy as np
 
 from bilevel_theory.gao import (
     biased_stationary_point,
+    exact_series,
     gao_constants,
     theorem1_limits,
     truncation_bias_bound,
@@ -72,24 +73,24 @@ def _affine(f, n: int) -> tuple[np.ndarray, np.ndarray]:
     return (probes[1:] - probes[0]).T, probes[0]
 
 
+def _estimates(h, idx, x, y, hp: dict):
+    """Every device's noise-free estimator ``∇̂Φ^{(k)}(x, y)`` (eq. 3.2, at θ, Q of ``hp``)."""
+    w = exact_series(h, idx, h.exact_grad_y_f(idx, x, y), hp["theta"], hp["neumann_steps"])
+    return h.exact_grad_x_f(idx, x, y) - h.exact_jvp_xy_g(idx, w)
+
+
 def _local_step(problem, hp: dict):
     """One noise-free local step of LocalBSGM (Alg. 1, after ``t = 0``) on every device:
     ``z = (x, y, u, v)`` of shape ``(R, K, 2(d_x + d_y))`` → the same."""
     h = problem.host
     dx, dy = h.dim_x, h.dim_y
     a, b = hp["alpha"] * hp["eta"], hp["beta"] * hp["eta"]
-    theta, Q = hp["theta"], hp["neumann_steps"]
 
     def step(z):
         x, y = z[..., :dx], z[..., dx:dx + dy]
         u, v = z[..., dx + dy:2 * dx + dy], z[..., 2 * dx + dy:]
         idx = np.broadcast_to(np.arange(h.clients), z.shape[:-1])
-        r = w = h.exact_grad_y_f(idx, x, y)
-        for _ in range(Q):  # eq. 3.2: θ Σ_{q≤Q} (I − θ∇²_{yy}g^{(k)})^q ∇_y f^{(k)}
-            r = r - theta * h.exact_hvp_yy_g(idx, r)
-            w = w + r
-        est = h.exact_grad_x_f(idx, x, y) - h.exact_jvp_xy_g(idx, theta * w)
-        u = (1 - a) * u + a * est
+        u = (1 - a) * u + a * _estimates(h, idx, x, y, hp)
         v = (1 - b) * v + b * h.exact_grad_y_g(idx, x, y)
         return np.concatenate([x - hp["rho1"] * hp["eta"] * u,
                                y - hp["rho2"] * hp["eta"] * v, u, v], axis=-1)
@@ -139,14 +140,13 @@ def _device_fields(problem) -> tuple[np.ndarray, np.ndarray, int]:
     dx, dy, K = h.dim_x, h.dim_y, h.clients
     n = dx + dy
     hp = hyperparameters(problem, 1.0)
-    step = _local_step(problem, {**hp, "alpha": 1.0, "beta": 1.0, "eta": 1.0})
 
-    def fields(zs):  # one step from u = v = 0 with a = b = 1 gives u, v = ∇̂Φ^{(k)}, ∇_y g^{(k)}
+    def fields(zs):
         zk = np.broadcast_to(zs[:, None, :], (zs.shape[0], K, n))
         idx = np.broadcast_to(np.arange(K), zk.shape[:-1])
         x, y = zk[..., :dx], zk[..., dx:]
-        est = step(np.concatenate([zk, np.zeros_like(zk)], axis=-1))[..., n:n + dx]
-        out = np.concatenate([est, h.exact_grad_x_f(idx, x, y), h.exact_grad_y_f(idx, x, y),
+        out = np.concatenate([_estimates(h, idx, x, y, hp), h.exact_grad_x_f(idx, x, y),
+                              h.exact_grad_y_f(idx, x, y),
                               h.exact_grad_x_g(idx, x, y), h.exact_grad_y_g(idx, x, y)], -1)
         return out.reshape(zs.shape[0], -1)
     M, c = _affine(fields, n)
