@@ -390,6 +390,9 @@ def aligned_gradients(ctx: Context, x, y, E, e_max: int, local_step: float = 0.0
     idx = xp.broadcast_to(xp.arange(m)[None, :], (R, m))
     xb = x[:, None, :]
     y_loc = y[:, None, :]
+    ctx.hold(x.shape[-1], 2 * y.shape[-1])
+    if e_max == 1:  # every E_i = 1: one live gradient per client, G_i = ∇_y g_i(x, y)
+        return ctx.oracle.grad_y_g(idx, xb, y_loc, count=count)
     total = None
     for e in range(e_max):
         live = E > e
@@ -398,7 +401,6 @@ def aligned_gradients(ctx: Context, x, y, E, e_max: int, local_step: float = 0.0
         total = g if total is None else total + g
         if local_step > 0.0:
             y_loc = y_loc - local_step * g
-    ctx.hold(x.shape[-1], 2 * y.shape[-1])
     return total / E[..., None] if aligned else total
 
 
@@ -475,11 +477,14 @@ def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: flo
     # round 1: the server sends (x^t, y^{t+1}); the updating clients return ∇_y f_i and d_i
     ctx.broadcast(x, y)
     d = oracle.grad_x_f(idx, x[:, None, :], y[:, None, :], count=act)
-    ctx.aggregate(grad_y_f_table, d, weights=act)  # counted: the fresh entries are sent
+    ctx.upload(grad_y_f_table, d, weights=act)  # counted: the fresh entries are sent
     v = mean_over_clients(grad_y_f_table, members)  # (R, dim_y), the server's table
-    rows = idx[:1] if members is None else idx
-    hess = _client_mean_operator(xp, problem.exact_hvp_yy_g, dy, rows, members)
-    jac = _client_mean_operator(xp, problem.exact_jvp_xy_g, dy, rows, members)
+    if members is None:  # the same at every call of a run: the Hessians are constant
+        if "aphe_operators" not in ctx.memo:
+            ctx.memo["aphe_operators"] = _client_mean_operators(xp, problem, dy, idx[:1], None)
+        hess, jac = ctx.memo["aphe_operators"]
+    else:
+        hess, jac = _client_mean_operators(xp, problem, dy, idx, members)
     S = N if truncation == "fixed" else N - 1  # hops
     if truncation == "random":
         last = xp.where(act, ctx.rng.integers(0, N, size=(R, m)), -1)  # last hop; −1: idle
@@ -518,6 +523,13 @@ def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: flo
     return d - W
 
 
+def _client_mean_operators(xp, problem, d_in: int, idx, weights):
+    """The clients' mean Hessian and Jacobian operators of :func:`aphe`
+    (:func:`_client_mean_operator` of ``exact_hvp_yy_g`` and ``exact_jvp_xy_g``)."""
+    return (_client_mean_operator(xp, problem.exact_hvp_yy_g, d_in, idx, weights),
+            _client_mean_operator(xp, problem.exact_jvp_xy_g, d_in, idx, weights))
+
+
 def _client_mean_operator(xp, product, d_in: int, idx, weights):
     """``T (R or 1, d_in, d_out)`` with ``T[r, k] = Σ_j w_rj M_j e_k / Σ_j w_rj`` over the
     clients ``idx (R or 1, m)`` of ``product(idx, v) = M_idx v`` (``weights`` ``None``: the
@@ -536,6 +548,8 @@ class _AveragedRounds:
         self.ctx, self.sigma, self.members = ctx, float(sigma), members
         self.n = xp.sum(xp.astype(members, xp.int64), axis=1)  # (R,) clients per average
         self.share = xp.mean(xp.astype(members, xp.float64), axis=1)  # member fraction
+        self.serving = (self.n > 0)[:, None]  # (R, 1): replicates with a member
+        self.root_n = xp.sqrt(xp.reshape(xp.maximum(self.n, 1), (-1, 1, 1)) * 1.0)
 
     def ledger(self, on, size) -> tuple[float, float, float]:
         """What one pairwise round of the chain classes that run (``on (R, c)``; ``size``
@@ -563,12 +577,12 @@ class _AveragedRounds:
         xp = self.ctx.xp
         self.count(kind, counts)
         with single_thread_blas:
-            out = xp.matmul(p, op)
+            out = p @ op
         if self.sigma != 0.0:
             d_out = out.shape[-1]
             norm = xp.sqrt(xp.sum(p * p, axis=-1, keepdims=True))
             out = out + (self.sigma / math.sqrt(d_out)) * norm * self._mean_draws(out.shape)
-        return xp.where((on & (self.n > 0)[:, None])[..., None], out, 0.0)
+        return xp.where((on & self.serving)[..., None], out, 0.0)
 
     def _mean_draws(self, shape):
         """The mean of ``n`` i.i.d. standardized draws of the oracle's noise law for every
@@ -577,7 +591,7 @@ class _AveragedRounds:
         rng, law = ctx.oracle.rng, ctx.oracle.noise_distribution
         n = xp.reshape(xp.maximum(self.n, 1), (-1, 1, 1))
         if law == "gaussian":
-            return rng.standard_normal(shape) / xp.sqrt(n * 1.0)
+            return rng.standard_normal(shape) / self.root_n
         if law == "rademacher" and hasattr(rng, "binomial"):
             return (2.0 * rng.binomial(n, 0.5, size=shape) - n) / n
         u = rng.random((shape[0], shape[1], self.members.shape[1], shape[2]))  # (R, c, m, d)
@@ -619,7 +633,7 @@ def aphe_pairwise(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, s
     # round 1: the server sends (x^t, y^{t+1}); the updating clients return ∇_y f_i and d_i
     ctx.broadcast(x, y)
     d = oracle.grad_x_f(idx, x[:, None, :], y[:, None, :], count=act)
-    ctx.aggregate(grad_y_f_table, d, weights=act)  # counted: the fresh entries are sent
+    ctx.upload(grad_y_f_table, d, weights=act)  # counted: the fresh entries are sent
     v = mean_over_clients(grad_y_f_table, members)  # (R, dim_y), the server's table
     if truncation == "random":
         trunc = ctx.rng.integers(0, N, size=(R, m))
@@ -776,10 +790,12 @@ class AFBO(Algorithm):
             ctx.broadcast(y)
             G = aligned_gradients(ctx, x, y, E, self._local.high, hp["local_step"], count=mask,
                                   aligned=hp["aligned"])
-            Gbar = ctx.aggregate(G, weights=mask)  # the updating clients send G_i
-            if recent:
+            if recent:  # the updating clients send G_i into the server's table
+                ctx.upload(G, weights=mask)
                 new["G_tab"] = xp.where(mask[..., None], G, new["G_tab"])
                 Gbar = mean_over_clients(new["G_tab"])
+            else:  # the server averages the arrived G_i
+                Gbar = ctx.aggregate(G, weights=mask)
             y = y - beta(t) * Gbar
             rho = rho + xp.mean(inner.tau * 1.0, axis=1)
         mask = outer()

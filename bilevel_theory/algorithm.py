@@ -90,6 +90,9 @@ class Context:
     downlink: float = 0.0
     state_bytes: float = 0.0
     extras: dict[str, list] = field(default_factory=dict)
+    #: per-run values a step may compute once and reuse (e.g. AFBO's clients' mean Hessian,
+    #: which on the quadratic instances does not depend on the point)
+    memo: dict[str, Any] = field(default_factory=dict)
 
     @property
     def xp(self):
@@ -148,16 +151,18 @@ class Context:
             sending = 1.0
         else:
             means = tuple(_mean(xp, a, axis, weights) for a in client_arrays)
-            sending = self.scalar(xp.mean(xp.astype(weights > 0, xp.float64)))
+            sending = self._fraction(weights > 0)
         self._count_upload(len(client_arrays), frac, sending, vectors)
         return means[0] if len(means) == 1 else means
 
-    def upload(self, *client_arrays: Any, active: Any = None, vectors: Any = None) -> None:
-        """Clients send ``client_arrays`` to the server, which relays them without averaging
-        (e.g. PHE's chains handing their vector on): counted as :meth:`aggregate` counts
-        (one round, one uplink vector per array per client; ``active``, ``vectors`` as
-        there), with no arithmetic on the arrays."""
-        self._count_upload(len(client_arrays), self._fraction(active), 1.0, vectors)
+    def upload(self, *client_arrays: Any, active: Any = None, weights: Any = None,
+               vectors: Any = None) -> None:
+        """Clients send ``client_arrays`` to the server, which relays or stores them without
+        averaging (e.g. PHE's chains handing their vector on, AFBO's tables): counted as
+        :meth:`aggregate` counts (one round, one uplink vector per array per sending client;
+        ``active``, ``weights``, ``vectors`` as there), with no arithmetic on the arrays."""
+        sending = 1.0 if weights is None else self._fraction(weights > 0)
+        self._count_upload(len(client_arrays), self._fraction(active), sending, vectors)
 
     def _count_upload(self, arrays: int, frac: float, sending: float, vectors: Any) -> None:
         self.rounds += frac

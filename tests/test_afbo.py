@@ -335,3 +335,20 @@ def test_age_weighting_is_the_identity_when_synchronous_and_checked():
         AFBO(prob, stale_weighting="oldest")
     with pytest.raises(TypeError, match="aligned"):
         AFBO(prob, aligned="no")
+
+
+@pytest.mark.parametrize("aligned", [True, False])
+def test_one_local_iteration_is_the_general_loop_bitwise(aligned):
+    """``e_max = 1`` (every ``E_i = 1``) skips the local loop: the same gradients, the same
+    draws and the same count as the loop run with a longer horizon that no client uses."""
+    prob = _prob(noise=0.3, clients=4)
+    x, y = np.ones((3, prob.dim_x)), np.zeros((3, prob.dim_y))
+    E = np.ones((3, 4), dtype=np.int64)
+    count = np.array([[True, False, True, True]] * 3)
+    out = []
+    for e_max in (1, 2):
+        ctx = make_context(prob, 3, 7)
+        g = aligned_gradients(ctx, x, y, E, e_max, count=count, aligned=aligned)
+        out.append((g, ctx.oracle.counter.grad))
+    assert np.array_equal(out[0][0], out[1][0])
+    assert out[0][1] == out[1][1] == 3  # per replicate: three clients count
