@@ -84,6 +84,14 @@ def rademacher_signs(raw: bytes, count: int) -> np.ndarray:
     return np.unpackbits(np.frombuffer(raw, dtype=np.uint8), count=count)
 
 
+def _dot(xp, a, b):
+    """``Σ_i a_i b_i`` over the last axis, kept (``(…, 1)``): one pass on host numpy
+    (``einsum``; ``(a * b).sum`` makes a temporary and reduces a short axis slowly)."""
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return np.einsum("...i,...i->...", a, b)[..., None]
+    return (a * b).sum(axis=-1, keepdims=True)
+
+
 @dataclass(frozen=True)
 class ClientMean:
     """The mean over the client axis of what ``clients`` sampled clients would send, computed
@@ -372,12 +380,12 @@ class Oracle:
         sigma = self.problem.hessian_noise
         if sigma == 0.0:
             return a, b
-        n1 = xp.sqrt((v1 * v1).sum(axis=-1, keepdims=True))
-        dot = (v1 * v2).sum(axis=-1, keepdims=True)
+        n1 = xp.sqrt(_dot(xp, v1, v1))
+        dot = _dot(xp, v1, v2)
         safe = xp.where(n1 > 0, n1, 1.0)
         proj = xp.where(n1 > 0, dot / safe, 0.0)
         resid = v2 - xp.where(n1 > 0, dot / safe ** 2, 0.0) * v1
-        rest = xp.sqrt((resid * resid).sum(axis=-1, keepdims=True))
+        rest = xp.sqrt(_dot(xp, resid, resid))
         xi1 = self._scaled_draws(shape, 1.0)  # the oracle's noise_distribution, as the
         xi2 = self._scaled_draws(shape, 1.0)  # marginal of _second_order
         s = sigma / np.sqrt(shape[-1])

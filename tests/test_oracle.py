@@ -651,3 +651,29 @@ def test_difference_draws_nothing_and_counts_two_calls():
         np.testing.assert_allclose(a - b, d, rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match="`kind`"):
         o.difference("hvp_yy_g", idx, x1, y1, x2, y2)
+
+
+@pytest.mark.parametrize("shape", [(1280, 8, 2), (5, 8, 3), (3, 8, 10)])
+def test_dense_in_order_path_is_the_per_client_product(shape):
+    """Every client once, in order, in each replicate (a broadcast ``arange``): the products
+    run as one matrix product per client over the replicates' axis; the numbers are the
+    per-(replicate, client) products up to rounding, and any other ``idx`` takes the gather."""
+    from bilevel_theory.problems.families import Dense
+
+    R, K, d = shape
+    rng = np.random.default_rng(3)
+    M = rng.standard_normal((K, d + 1, d))
+    fam = Dense(M)
+    v, u = rng.standard_normal((R, K, d)), rng.standard_normal((R, K, d + 1))
+    order = np.broadcast_to(np.arange(K), (R, K))
+    assert fam._in_order(order, v)
+    np.testing.assert_allclose(fam.mv(order, v), (M[None] @ v[..., None])[..., 0],
+                               rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(fam.rmv(order, u), (u[..., None, :] @ M[None])[..., 0, :],
+                               rtol=1e-13, atol=1e-13)
+    shuffled = np.broadcast_to(np.roll(np.arange(K), 1), (R, K))
+    copied = np.ascontiguousarray(order)  # the same indices, not a broadcast: the gather
+    for idx in (shuffled, copied):
+        assert not fam._in_order(idx, v)
+        np.testing.assert_allclose(fam.mv(idx, v), (M[idx] @ v[..., None])[..., 0],
+                                   rtol=1e-13, atol=1e-13)
