@@ -543,9 +543,9 @@ S_MIN = 64  # minibatch size: ≥ κ_g⁴/T (Cor. 1) and large enough that the i
 # (eq. 22c: α̂₃/(ST√(nK)) + α̂₃²/(STK) + …, O(1/K) at fixed n) stay below the 1/√(nK) term
 
 
-@functools.cache
-def thm1_constants() -> dict:
-    """The proof's constants for :func:`thm1_problem` (eqs. 18, 20, 21; Cor. 1's ``η``).
+def proof_constants(problem: QuadraticBilevel, nk_max: float) -> dict:
+    """The proof's constants for ``problem`` (eqs. 18, 20, 21; Cor. 1's ``η``), with ``N`` for
+    the largest ``n·K`` of a grid ``nk_max``.
 
     ``L_yx`` (Lemma 3, Chen et al. 2021a) ``= (ℓ_{g,2} + ℓ_{g,2}L_y)/μ_g + ℓ_{g,1}(ℓ_{g,2} +
     ℓ_{g,2}L_y)/μ_g² = 0`` for constant Hessians, so the η terms vanish; ``β̄`` is the proof's
@@ -554,7 +554,6 @@ def thm1_constants() -> dict:
     lower bound; 64 keeps the inner-loop noise terms of eq. (22c) small); ``N`` the
     smallest with ``b² ≤ 10⁻³/√(nK)`` (``b`` of Prop. 1) on every grid point (Cor. 1's
     ``N = Ω(κ_g log K)`` with a constant large enough, FEDMBO-R9: ``b = K^{−1/4}`` is not enough)."""
-    problem = thm1_problem()
     c = problem.constants
     mu, ell, Ly, Mf, Lf = c["mu_g"], c["ell_g1"], c["L_y"], c["M_f"], c["L_f"]
     g2 = c["ell_g2"]
@@ -571,12 +570,18 @@ def thm1_constants() -> dict:
     a3 = min(a1, a2) / math.sqrt(NK_REF)
     kg = c["kappa_g"]
     b0 = kg * c["ell_f1"]
-    N = max(1, math.ceil(math.log(b0 ** 2 * math.sqrt(NK_MAX) / B2_FACTOR)
+    N = max(1, math.ceil(math.log(b0 ** 2 * math.sqrt(nk_max) / B2_FACTOR)
                          / (2 * math.log(kg / (kg - 1)))))
     x0 = np.asarray(problem.x_star) + X0_OFFSET * np.ones(problem.dim_x) / math.sqrt(problem.dim_x)
     return dict(alpha_hat1=a1, alpha_hat2=a2, alpha_hat3=a3, beta_bar=beta_bar, T=T, S=S, N=N,
                 L_yx=L_yx, eta=eta, b2=b0 ** 2 * ((kg - 1) / kg) ** (2 * N), x0=x0,
                 y0=np.asarray(problem.y_star(x0), float))
+
+
+@functools.cache
+def thm1_constants() -> dict:
+    """:func:`proof_constants` of :func:`thm1_problem` for every Theorem-1 grid (``NK_MAX``)."""
+    return proof_constants(thm1_problem(), NK_MAX)
 
 
 def thm1_steps(n: int, K: int) -> tuple[float, float]:

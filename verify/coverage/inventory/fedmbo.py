@@ -12,7 +12,11 @@ from ..model import Inventory, Result
 _KAPPA = ("Cor 1 needs ST = Ω(κ_g⁴) inner steps per outer iteration and K = O(κ_g⁵ε⁻²/n) "
           "outer ones: the run length grows like κ_g⁹, so a κ sweep over one decade is out of "
           "reach on this machine (FEDMBO-R10)")
-
+_KAPPA_SWEPT = ("κ_g is swept by fedmbo.kappa_iterations (κ_g = 1.4–2.6 at standard, 1.4–3.0 "
+                "at full: K ∝ κ_g⁵, α̂₃ ∝ κ_g^{−5/2}, N = Ω(κ_g log K), ST ≥ κ_g⁴, inside "
+                "Thm 1's step conditions, constants fixed at κ_g = 1.4) from x* + 0.3: a factor "
+                "2 in κ_g, since the run length grows like κ_g⁵·κ_g log K (FEDMBO-R10); the "
+                "sample count κ_g⁹ of §4 is a count of the schedule, not measured")
 RESULTS = (
     Result("fedmbo.eq5", "section", "§3.2, eq. (5)",
            r"\|[\nabla^2_{yy}g]^{-1} - \mathbb{E}[\frac{N}{\ell_{g,1}}\prod_{n=1}^{N'}(I - "
@@ -79,10 +83,13 @@ RESULTS = (
            r"N = \Omega(\kappa_g\log K),\ ST = \Omega(\kappa_g^4) \Rightarrow \frac1K\sum_k"
            r"\mathbb{E}\|\nabla f(x^k)\|^2 = O\Big(\frac{\kappa_g^{5/2}}{\sqrt{nK}} + "
            r"\frac{\kappa_g^3}{K} + \frac{\kappa_g^{7/2}\sqrt n}{K^{3/2}}\Big)",
-           ("T", "m", "κ"), headline=True, claims=("fedmbo.linear_speedup",), reason=_KAPPA),
+           ("T", "m", "κ"), headline=True,
+           claims=("fedmbo.linear_speedup", "fedmbo.stationarity_vs_K",
+                   "fedmbo.kappa_iterations"), reason=_KAPPA_SWEPT),
     Result("fedmbo.cor1.iterations", "corollary", "Cor 1 (iteration complexity)",
            r"K = O(\kappa_g^5\epsilon^{-2}/n)", ("ε", "m", "κ"), headline=True,
-           claims=("fedmbo.complexity_vs_epsilon", "fedmbo.linear_speedup"), reason=_KAPPA),
+           claims=("fedmbo.complexity_vs_epsilon", "fedmbo.linear_speedup",
+                   "fedmbo.kappa_iterations"), reason=_KAPPA_SWEPT),
     Result("fedmbo.cor1.samples", "section", "§4, after Cor 1 (sample complexity)",
            r"\text{samples in } \xi: O(\kappa_g^9\epsilon^{-2}),\ \text{in } \theta: "
            r"O(\kappa_g^5\epsilon^{-2})", ("ε", "κ"), headline=True, reason=_KAPPA),
@@ -121,5 +128,6 @@ RESULTS = (
 INVENTORY = Inventory(
     key="fedmbo", paper="FedMBO 2023",
     citation="Huang, Zhang & Ji, ICML 2023 (arXiv:2302.05412)",
-    notation={"n": "m", "K": "T", "T": "K", "N": "N", "S": "batch", "1/ε": "ε"},
+    notation={"n": "m", "K": "T", "T": "K", "N": "N", "S": "batch", "1/ε": "ε",
+              r"\kappa_g": "κ"},
     results=RESULTS)
