@@ -1,4 +1,4 @@
-"""The AFBO claims module (``verify/claims/afbo.py``): instance, laws, lemmas, measures,
+"""The AFBO claims package (``verify/claims/afbo/``): instance, laws, lemmas, measures,
 metadata.
 
 Tolerances: ``≈`` checks are exact identities (1e-10 relative, round-off); the verdicts
@@ -14,6 +14,10 @@ import pytest
 
 from bilevel_theory.verify.claim import BUDGETS, MUTANT_KINDS
 from bilevel_theory.verify.claims import afbo as A
+from bilevel_theory.verify.claims.afbo.anarchy import _sync_floor
+from bilevel_theory.verify.claims.afbo.bias import _aphe_bias
+from bilevel_theory.verify.claims.afbo.common import _distance, _rate_schedule, _sc_run, _schedule
+from bilevel_theory.verify.claims.afbo.rates import _hypergradient_noise
 from bilevel_theory.verify.fit import in_window
 
 
@@ -59,7 +63,7 @@ def test_aphe_bias_measure_matches_closed_form(truncation):
     """The measured bias is ‖vᵀ(M̂ − A⁻¹)B‖ with M̂ the truncation's inverse estimate; for the
     fixed truncation it is above AFBO-L1's lower bound; the bound metric is Thm 4.1's b."""
     m = 8
-    out = A._aphe_bias(m, 3, 5, "numpy", truncation)
+    out = _aphe_bias(m, 3, 5, "numpy", truncation)
     p = A.problem(m, noise=0.0)
     C, ell = p.closed_form, p.constants["ell_g1"]
     rng = np.random.default_rng(A.BIAS_POINTS_SEED)
@@ -96,12 +100,12 @@ def test_staleness_window_is_derived_from_the_bound():
 def test_sgd_floor_closed_form():
     C = A.rate_problem().constants
     T = 800
-    eta = A._rate_schedule(T)["outer_step"]
+    eta = _rate_schedule(T)["outer_step"]
     L = C["L_phi"]
-    s2 = A._hypergradient_noise()
+    s2 = _hypergradient_noise()
     assert A.sgd_floor(T) == pytest.approx(eta * s2 / (L * (2 - eta * L)), rel=1e-12)
     # the ∇ₓf noise alone is σ²/m; the stored ∇_y f noise and the random truncation add to it
-    assert s2 > A._hypergradient_noise("series") > A.SIGMA**2 / A.M_DEFAULT
+    assert s2 > _hypergradient_noise("series") > A.SIGMA**2 / A.M_DEFAULT
 
 
 @pytest.mark.parametrize("measure", [A.sc_noise_free, A.nc_rate_T, A.hetero_local])
@@ -119,13 +123,13 @@ def test_lower_level_measure_is_cor41_quantity():
     where the constant β = 1/√(KT) leaves the inner noise floor βσ²/(2m) ≈ 0.003."""
     T, R = 40, 3
     out = A.sc_lower_level(T, R, 7)
-    tr = A._sc_run(T, R, 7, "numpy", "series")
+    tr = _sc_run(T, R, 7, "numpy", "series")
     p = A.rate_problem()
     err = ((tr.y - p.y_star(tr.x)) ** 2).sum(-1)[:, T // 2:]
     np.testing.assert_allclose(out["value"], err.mean(axis=1), rtol=1e-10)
-    np.testing.assert_allclose(A.sc_theorem(T, R, 7)["value"], A._distance(tr), rtol=1e-10)
+    np.testing.assert_allclose(A.sc_theorem(T, R, 7)["value"], _distance(tr), rtol=1e-10)
     assert np.all(out["value"] > 0) and not np.any(out["diverged"])
-    beta = A._rate_schedule(400)["inner_step"]
+    beta = _rate_schedule(400)["inner_step"]
     np.testing.assert_allclose(np.linalg.eigvalsh(p.closed_form.A), 1.0, rtol=1e-10)
     floor = beta * A.SIGMA**2 / (A.M_DEFAULT * (2 - beta))  # AFBO-L2, synchronous, Ā = I
     const = A.sc_lower_level(400, 8, 0)["value"].mean()
@@ -138,7 +142,7 @@ def test_staleness_measure_delay_mapping():
     over the common synchronous baseline."""
     out = A.staleness_excess(3, 4, 0)
     assert abs(out["tau_mean"].mean() - 4.0) < 0.2
-    base = A._sync_floor(4, "numpy")
+    base = _sync_floor(4, "numpy")
     assert base > 0 and np.all(np.isfinite(out["value"]))
 
 
@@ -177,8 +181,8 @@ def test_theorem_constants_and_rate_schedule_are_admissible():
     assert a1 == pytest.approx(1 / (2 * C["L_f"] + 4 * C["M_f"] * C["L_y"] + 2 * C["M_f"]))
     assert A.theorem_a2_min(C) == pytest.approx(5 * C["M_f"] * C["L_y"] / C["mu_g"])
     for case in ("strongly_convex", "nonconvex"):
-        assert A._rate_schedule(A.T_MIN, case)["outer_step"] == pytest.approx(a1, rel=1e-12)
-        assert A._rate_schedule(4 * A.T_MIN, case)["outer_step"] == pytest.approx(a1 / 2)
+        assert _rate_schedule(A.T_MIN, case)["outer_step"] == pytest.approx(a1, rel=1e-12)
+        assert _rate_schedule(4 * A.T_MIN, case)["outer_step"] == pytest.approx(a1 / 2)
     assert A.theorem_a1(A.problem().constants) == pytest.approx(0.0036, abs=1e-4)
 
 
@@ -201,7 +205,7 @@ def test_speedup_limit_is_outside_eta_le_a1_at_every_T():
     a1 = A.theorem_a1(A.problem().constants)
     for T in (50, 400, 10**6):
         m_max = a1**2 * T / A.ETA_M**2
-        assert A._schedule(T, 4 * math.ceil(m_max / 4 + 1), "nonconvex", A.ETA_M)[
+        assert _schedule(T, 4 * math.ceil(m_max / 4 + 1), "nonconvex", A.ETA_M)[
             "outer_step"] > a1
     c = next(c for c in A.CLAIMS if c.id == "afbo.linear_speedup_m")
     eta = c.check_conditions("smoke")[0]
@@ -223,7 +227,7 @@ def test_indirect_dropped_and_cube_root_mutations():
     drives the iterates to the zero of ∇ₓf(x, y*(x)), far from x* on the rate instance."""
     T = 20
     c = A.rate_eta_scale()
-    eta = A._rate_schedule(T)["outer_step"]
+    eta = _rate_schedule(T)["outer_step"]
     assert eta == pytest.approx(c / math.sqrt(T))
     assert eta * math.sqrt(T) / T ** (1 / 3) == pytest.approx(c / T ** (1 / 3))
     out = A.sc_random(100, 2, 0, indirect=False)
@@ -238,7 +242,7 @@ def test_staleness_theorem_bound_is_thm41b_at_its_tightest_point():
     b1, b2 = A.staleness_theorem_bound(1.0), A.staleness_theorem_bound(3.0)
     assert (b2 - b1) / 2 == pytest.approx(3 * C["L_f"] * A.floor_step() * C["sigma_f2"],
                                           rel=1e-9)
-    assert b1 > A._sync_floor(4, "numpy")
+    assert b1 > _sync_floor(4, "numpy")
 
 
 def test_corollary_form_misfit_is_chi2_with_three_degrees_of_freedom():

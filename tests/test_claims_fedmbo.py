@@ -1,4 +1,4 @@
-"""Claim-specific checks of ``verify/claims/fedmbo.py``: the closed forms the measures rely on,
+"""Claim-specific checks of ``verify/claims/fedmbo/``: the closed forms the measures rely on,
 the schedules (Theorem 1's caps, Lemma 5's step condition, the Neumann truncation), the
 derived predictions, and the statements' mathtext."""
 
@@ -13,6 +13,7 @@ from bilevel_theory import make_context
 from bilevel_theory.estimators import neumann_bias_matrix
 from bilevel_theory.verify.claim import BUDGETS
 from bilevel_theory.verify.claims import fedmbo as F
+from bilevel_theory.verify.claims.fedmbo import common, stationarity
 
 
 def _z(samples: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -27,7 +28,7 @@ def test_phe_mean_closed_form_matches_monte_carlo(noise, hessian_noise):
     replacement): the claims' variance measures are centred on it."""
     p = F.phe_problem(noise=noise, hessian_noise=hessian_noise)
     x, y = F.PHE_POINT
-    H = F._phe_outputs(p, x, y, F.VAR_N, 1 << 14, 32, seed=11, backend="numpy")
+    H = common._phe_outputs(p, x, y, F.VAR_N, 1 << 14, 32, seed=11, backend="numpy")
     z = _z(H.reshape(-1, p.dim_x), F.phe_mean(p, x, y, F.VAR_N, p.constants["ell_g1"]))
     assert np.all(np.abs(z) < 4.5), z
 
@@ -111,7 +112,7 @@ def test_theorem1_schedule_on_every_grid_point():
 
 
 def test_iteration_exponents_from_corollary_1():
-    assert F._iteration_exponents() == (-2.0, -1.0)
+    assert stationarity._iteration_exponents() == (-2.0, -1.0)
     assert F.iterations_for(1.0, 8, F.EPS_C) == 200
     assert F.iterations_for(0.5, 8, F.EPS_C) == 800
     assert F.iterations_for(2 ** -0.5, 8, F.EPS_C) == 400
@@ -191,7 +192,7 @@ def test_fixed_truncation_has_the_same_mean():
     """The mutant ``phe_fixed`` changes the variance, not the conditional mean ``H̄``."""
     p = F.phe_problem()
     x, y = F.PHE_POINT
-    H = F._phe_outputs(p, x, y, 6, 1 << 12, 16, seed=4, backend="numpy", fixed=True)
+    H = common._phe_outputs(p, x, y, 6, 1 << 12, 16, seed=4, backend="numpy", fixed=True)
     z = _z(H.reshape(-1, p.dim_x), F.phe_mean(p, x, y, 6, p.constants["ell_g1"]))
     assert np.all(np.abs(z) < 4.5), z
 
@@ -216,7 +217,7 @@ def test_phe_moments_match_the_chains():
     for N in (2, 7):
         mean, cov = F.phe_moments(p, x, y, N, ell)
         assert np.allclose(mean, F.phe_mean(p, x, y, N, ell), rtol=1e-12, atol=1e-14)
-        H = F._phe_outputs(p, x, y, N, 1 << 14, 8, seed=N, backend="numpy").reshape(-1, 2)
+        H = common._phe_outputs(p, x, y, N, 1 << 14, 8, seed=N, backend="numpy").reshape(-1, 2)
         se = np.sqrt(np.diag(cov) / H.shape[0])
         assert np.all(np.abs(H.mean(0) - mean) < 4.5 * se)
         assert np.allclose(np.cov(H.T), cov, atol=0.01 * np.abs(cov).max())  # ≈ 3.5 s.e.

@@ -1,4 +1,4 @@
-"""FedMBO's κ_g-sweep claim (``verify/claims/fedmbo_kappa.py``): it loads under the paper's
+"""FedMBO's κ_g-sweep claim (``verify/claims/fedmbo/kappa.py``): it loads under the paper's
 prefix, the instances have exactly the swept κ_g with μ_g fixed, the runs follow Cor 1's
 κ_g-scaled schedule inside Thm 1's step conditions, and on a short grid the claim holds while
 the mutant (iterations not grown with κ_g) is caught."""
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from bilevel_theory.verify.claims import CLAIMS as CATALOGUE
-from bilevel_theory.verify.claims import fedmbo_kappa as FK
+from bilevel_theory.verify.claims.fedmbo import kappa as FK
 from bilevel_theory.verify.verdict import assess
 
 CID = "fedmbo.kappa_iterations"

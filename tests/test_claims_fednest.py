@@ -1,4 +1,4 @@
-"""Claim-specific checks of ``verify/claims/fednest.py``: the closed forms the measures rely
+"""Claim-specific checks of ``verify/claims/fednest/``: the closed forms the measures rely
 on, the schedules, the derived predictions, the windows and the statements' mathtext."""
 
 from __future__ import annotations
@@ -13,6 +13,14 @@ from bilevel_theory import rates
 from bilevel_theory.estimators import neumann_bias_matrix
 from bilevel_theory.verify.claim import BUDGETS
 from bilevel_theory.verify.claims import fednest as F
+from bilevel_theory.verify.claims.fednest import (
+    client_drift,
+    convergence,
+    estimator,
+    linear_minimax,
+    special_cases,
+    truncation_floor,
+)
 from bilevel_theory.verify.fit import in_window
 
 BY_ID = {c.id: c for c in F.CLAIMS}
@@ -52,7 +60,7 @@ def test_statements_render():
 def test_ihgp_point_and_exact_bias():
     """At (0, y_w) the global ∇_y f is the bottom eigenvector w of Ā, λ_min(Ā) = μ_g, and the
     exact bias ‖Ā⁻¹ − E Ĥ‖ equals Lemma 2.2's bound ((κ_g−1)/κ_g)^N/μ_g."""
-    prob, w, y_w, w_ainv_w, lam_min = F._ihgp_problem()
+    prob, w, y_w, w_ainv_w, lam_min = estimator._ihgp_problem()
     c = prob.constants
     idx = np.arange(prob.clients)[None]
     g = prob.exact_grad_y_f(idx, np.zeros((1, 1, prob.dim_x)), y_w[None, None]).mean(axis=1)[0]
@@ -76,14 +84,14 @@ def test_predictions_are_derived_from_rates():
     assert BY_ID["fednest.bilevel_rate"].law.value == pytest.approx(
         float(rates.leading_exponent(rates.BOUNDS["fednest.cor31"], "K")))
     assert BY_ID["fednest.ihgp_bias_vs_N"].law.value == pytest.approx(
-        math.log(1 - 1 / F._ihgp_problem()[0].constants["kappa_g"]))
+        math.log(1 - 1 / estimator._ihgp_problem()[0].constants["kappa_g"]))
     assert BY_ID["fednest.variance_floor"].law.value == -1.0
     assert BY_ID["fednest.variance_floor_vs_step"].law.value == 0.0
     assert BY_ID["lfednest.bias_under_heterogeneity"].law.value == 4.0
     assert BY_ID["fednest.fedinn_vs_fedavg"].law.value == 0.0
     # the Cor. 3.1 window starts at the crossover κ_g³
     lo = BY_ID["fednest.bilevel_rate"].window[0]
-    assert lo == pytest.approx(F._bilevel_rate_problem().constants["kappa_g"] ** 3)
+    assert lo == pytest.approx(convergence._bilevel_rate_problem().constants["kappa_g"] ** 3)
 
 
 def test_rounds_predictions():
@@ -109,7 +117,7 @@ def test_rounds_predictions():
 def test_minimax_instance_and_contraction(setting):
     """Every client's x-Hessian is λI and y-Hessian I (so FedOut's τ local steps are one step
     of γ); the predicted slope is log((1 − γμ_Φ)²) with μ_Φ = λ + ‖Ā‖²."""
-    prob = F._mm_problem(setting)
+    prob = linear_minimax._mm_problem(setting)
     lam = F.MM_SETTINGS[setting]["lam"]
     for i in (0, 7):
         m = prob.client(i)
@@ -118,22 +126,23 @@ def test_minimax_instance_and_contraction(setting):
     c = prob.constants
     alpha = 0.5 / c["L_phi"]
     gamma = (1 - (1 - alpha * lam / F.MM_TAU) ** F.MM_TAU) / lam
-    assert F._mm_law(setting).value == pytest.approx(2 * math.log(1 - gamma * c["mu_phi"]))
+    assert linear_minimax._mm_law(setting).value == pytest.approx(
+        2 * math.log(1 - gamma * c["mu_phi"]))
     np.testing.assert_allclose(prob.x_star, 0.0, atol=1e-12)
 
 
 def test_minimax_fednest_rate_is_the_predicted_one():
     """Deterministic run: the per-epoch ratio of ‖x_k‖² settles at the predicted contraction."""
-    d, div = F._mm_distance("fednest", "paper", 12, 1, 0, "numpy")
-    d8, _ = F._mm_distance("fednest", "paper", 8, 1, 0, "numpy")
+    d, div = linear_minimax._mm_distance("fednest", "paper", 12, 1, 0, "numpy")
+    d8, _ = linear_minimax._mm_distance("fednest", "paper", 8, 1, 0, "numpy")
     assert not div.any()
     slope = math.log(d[0] / d8[0]) / 4
-    assert slope == pytest.approx(F._mm_law("paper").value, abs=0.02)
+    assert slope == pytest.approx(linear_minimax._mm_law("paper").value, abs=0.02)
 
 
 def test_variance_floor_schedule_is_the_constant_branch():
-    prob = F._vf_problem()
-    a = {K: F._vf_schedule(prob, K) for K in (100, 1600)}
+    prob = truncation_floor._vf_problem()
+    a = {K: truncation_floor._vf_schedule(prob, K) for K in (100, 1600)}
     assert a[100]["outer_step"] == a[1600]["outer_step"] == 0.5 / prob.constants["L_phi"]
     kg = prob.constants["kappa_g"]
     n_rates = sp.ceiling(math.log(1600) / (2 * math.log(kg / (kg - 1))))
@@ -169,7 +178,7 @@ def test_variance_floor_repaired_by_the_deterministic_series():
 
 def test_notebook_fednest_drops_b():
     """The b-free instance of the notebook's FedNest cell keeps A_i, P and x* = 0."""
-    prob, nob = F._mm_problem("paper"), F._mm_problem_without_b("paper")
+    prob, nob = linear_minimax._mm_problem("paper"), linear_minimax._mm_problem_without_b("paper")
     np.testing.assert_allclose(nob.client(3)["A"], prob.client(3)["A"])
     assert np.abs(nob.c).max() == 0 and np.abs(prob.c).max() > 0
     np.testing.assert_allclose(nob.x_star, prob.x_star, atol=1e-12)
@@ -182,7 +191,7 @@ def test_floor_grows_with_N():
     chain variance would give a ratio ≈ 1)."""
     from bilevel_theory import run
 
-    prob = F._vf_problem()
+    prob = truncation_floor._vf_problem()
     cap = 0.5 / prob.constants["L_phi"]
     xs = np.asarray(prob.x_star)
     ys = np.asarray(prob.y_star(xs[None]))[0]
@@ -214,7 +223,7 @@ def test_compositional_indirect_term_carries_the_hypergradient():
     stays near its start; with it, it falls."""
     off = F.compositional_rate(16, 8, 0, indirect=False)["value"]
     on = F.compositional_rate(16, 8, 0)["value"]
-    prob = F._compositional_problem()
+    prob = special_cases._compositional_problem()
     start = float(np.sum(np.asarray(prob.hypergradient(np.ones((1, prob.dim_x)))) ** 2))
     assert 0.5 * start < off.mean() < 2 * start
     assert on.mean() < 0.5 * start
@@ -224,7 +233,7 @@ def test_fedinn_tail_spans_many_correlation_times():
     """fednest.fedinn_vs_fedavg's power rests on the tail average: βμ = 1/(2κ) per round, so
     a 100-round tail is ≥ 10 correlation times of ‖y − y*‖² and its per-replicate CV is far
     below the ≈ 0.67 of a 10-round tail."""
-    c = F._inner_problem(0.2).constants
+    c = client_drift._inner_problem(0.2).constants
     beta_mu = c["mu_g"] / (2.0 * c["L_yy"])  # β = 1/(2L_yy): 0.1 here
     assert F.INNER_TAIL * beta_mu >= 10 - 1e-9
     v = F.fedinn_vs_fedavg(0.2, 64, 3)["value"]

@@ -8,7 +8,7 @@ import pytest
 
 from bilevel_theory import run
 from bilevel_theory.gao import biased_stationary_point
-from bilevel_theory.verify.claims import gao_limit as L
+from bilevel_theory.verify.claims.gao import limit as L
 from bilevel_theory.verify.verdict import assess
 
 CLAIM = L.CLAIMS[0]

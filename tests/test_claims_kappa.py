@@ -1,4 +1,4 @@
-"""The κ-sweep claims (``verify/claims/gao_kappa.py``): they load from the catalogue under the
+"""The κ-sweep claims (``verify/claims/gao/kappa.py``): they load from the catalogue under the
 paper's prefix, the instances have exactly the swept κ, the runs follow Cor 1's and Cor 2's
 κ-scaled schedules, and the mutant's floor grows with κ while the schedule's does not."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from bilevel_theory.gao import biased_stationary_point, gao_constants
 from bilevel_theory.verify.claims import CLAIMS as CATALOGUE
-from bilevel_theory.verify.claims import gao_kappa as GK
+from bilevel_theory.verify.claims.gao import kappa as GK
 from bilevel_theory.verify.verdict import assess
 
 CID = "gao.kappa_localbsgm_iterations"

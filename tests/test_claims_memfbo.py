@@ -1,4 +1,4 @@
-"""Claim-specific checks of ``verify/claims/memfbo.py``: the derived schedules and predictions,
+"""Claim-specific checks of ``verify/claims/memfbo/``: the derived schedules and predictions,
 the closed forms the measures rely on, the measures' outputs, and the statements' mathtext."""
 
 from __future__ import annotations
@@ -18,13 +18,14 @@ from bilevel_theory.memfbo import (
 )
 from bilevel_theory.verify.claim import BUDGETS
 from bilevel_theory.verify.claims import memfbo as M
+from bilevel_theory.verify.claims.memfbo import common as MC
 
 
 def test_schedules_are_derived_from_the_balance():
     """λ ∝ (PT)^{1/7} / T^{1/3} and γ_x = (Pτ/(λT))^{1/2} come out of ``rates.minimize_rate``."""
     assert M.LAM_EXP_PARTIAL == pytest.approx(1 / 7) and M.LAM_EXP_FULL == pytest.approx(1 / 3)
     lam, P, tau, T = 13.0, 4, 2, 800
-    assert M._GAMMA_X(lam, P, tau, T) == pytest.approx(math.sqrt(P * tau / (lam * T)))
+    assert MC._GAMMA_X(lam, P, tau, T) == pytest.approx(math.sqrt(P * tau / (lam * T)))
     # the toolkit's helper (hard-coded exponents) agrees with the derivation
     assert M.schedule(128, 4, False)["penalty"] == pytest.approx(
         inferred_penalty(128, 4, False, c_lam=M.C_LAM))
@@ -90,7 +91,7 @@ def test_client_drift_is_the_recorded_definition():
     p, lam, tau = M.problem(0.0), M.DRIFT_LAMBDA, 6
     x_lam, _ = penalty_stationary_point(p, lam)
     y0, z0 = penalty_y(p, x_lam, lam), p.y_star(x_lam)
-    g = M._gammas(lam, p)
+    g = MC._gammas(lam, p)
     eta = g["gamma_y"] / tau
     tr = run("memfbo", p, rounds=1, replicates=1, seed=0, penalty=lam, local_steps=tau,
              sampled_clients=M.N_CLIENTS, x0=x_lam, y0=y0, z0=z0, **g)

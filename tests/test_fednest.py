@@ -220,7 +220,7 @@ def test_mean_executed_rounds():
 def test_extra_aggregation_changes_round_count(name):
     """A stray aggregation per epoch adds exactly one round per epoch to the ledger."""
     from bilevel_theory.algorithm import run_algorithm
-    from bilevel_theory.verify.claims.fednest import with_extra_aggregation
+    from bilevel_theory.verify.claims.fednest.communication import with_extra_aggregation
 
     prob = bilevel(0.1)
     plain = run(name, prob, rounds=3, replicates=1, seed=0, **HP)

@@ -15,6 +15,7 @@ from bilevel_theory import make_context, run
 from bilevel_theory.estimators import ihgp, released_ihgp
 from bilevel_theory.problems import QuadraticBilevel
 from bilevel_theory.verify.claims import fednest as F
+from bilevel_theory.verify.claims.fednest import estimator, truncation_floor
 
 
 def _instance(h=0.3):
@@ -89,13 +90,12 @@ def test_released_bias_is_a_constant_not_geometric():
     the paper's series decays as ((κ_g−1)/κ_g)^{N+1}."""
     out = {N: F.released_bias(N, 1, 0) for N in (5, 20, 40)}
     assert out[40]["value"][0] == pytest.approx(out[20]["value"][0], rel=0.05)
-    assert out[40]["value"][0] > 0.2 * F._ihgp_problem()[3]
+    assert out[40]["value"][0] > 0.2 * estimator._ihgp_problem()[3]
     for N in (5, 20):
         assert out[N]["value"][0] == pytest.approx(out[N]["closed_form"][0], rel=1e-10)
     paper = F.released_bias(20, 1, 0, estimator="paper_series")["value"][0]
-    kg = F._ihgp_problem()[0].constants["kappa_g"]
-    assert paper == pytest.approx(((kg - 1) / kg) ** 21 / F._ihgp_problem()[0].constants["mu_g"],
-                                  rel=1e-8)
+    c = estimator._ihgp_problem()[0].constants
+    assert paper == pytest.approx(((c["kappa_g"] - 1) / c["kappa_g"]) ** 21 / c["mu_g"], rel=1e-8)
 
 
 def test_released_floor_is_a_bias():
@@ -114,8 +114,8 @@ def test_released_floor_is_a_bias():
 def test_floor_grows_with_step_for_paper_not_released():
     """On Thm 3.1's ᾱ/√K branch at σ = 0 (started at x*): the paper's estimator's tail floor
     grows ∝ α (ratio of the largest to the smallest step ≈ 8), the released one's does not."""
-    prob = F._vf_problem()
-    bars = F._vs_alpha_bars(prob)
+    prob = truncation_floor._vf_problem()
+    bars = truncation_floor._vs_alpha_bars(prob)
     paper = [F.variance_floor_vs_step(b, 16, 0)["value"].mean() for b in (bars[0], bars[-1])]
     rel = [F.variance_floor_vs_step(b, 2, 0, series="released")["value"].mean()
            for b in (bars[0], bars[-1])]
@@ -126,7 +126,7 @@ def test_floor_grows_with_step_for_paper_not_released():
 def test_ihgp_variance_is_theta_N():
     """FedIHGP with exact oracles and full participation: the Monte-Carlo variance along the
     bottom eigenvector equals IHGP_VARIANCE (sympy), which grows linearly in N."""
-    prob, w, y_w, _, lam = F._ihgp_problem()
+    prob, w, y_w, _, lam = estimator._ihgp_problem()
     c = prob.constants
     ell = c["ell_g1"]
     for N in (4, 16):

@@ -5,7 +5,7 @@
     python -m bilevel_theory.verify.baseline write --out my_baseline.json 'toy.*'
     python -m bilevel_theory.verify.baseline check --out my_baseline.json 'toy.*'
 
-Without PATTERN the baseline holds this package's own claims (``verify/claims/<paper>.py``):
+Without PATTERN the baseline holds this package's own claims (``verify/claims/<paper>/``):
 claims of installed plug-ins and claims registered at run time are left out, so installing a
 plug-in leaves ``verify/baseline.json`` in sync.  With PATTERNs (as in ``bilevel-theory list``)
 it holds the matching claims of the whole catalogue, plug-ins included: a plug-in writes and

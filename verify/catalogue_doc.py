@@ -50,7 +50,7 @@ def read_index() -> list[dict] | None:
 
 
 def package_claims() -> dict[str, Claim]:
-    """The claims of this package's paper modules (``verify/claims/<paper>.py``), in the
+    """The claims of this package's paper modules (``verify/claims/<paper>/``), in the
     catalogue's order (modules sorted by name, claims in declaration order)."""
     from . import claims as package  # noqa: PLC0415
 

@@ -1,6 +1,6 @@
 """Building blocks for claims modules: what every paper's claims need, written once.
 
-A paper's claims module (``verify/claims/<paper>.py``, or a third-party package's) does::
+A paper's claims module (a module of ``verify/claims/<paper>/``, or a third-party package's) does::
 
     from bilevel_theory.verify.kit import PaperClaims, law, per_replicate, ledger_totals
 

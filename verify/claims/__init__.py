@@ -146,8 +146,13 @@ def _plugin_claims() -> Iterator[tuple[str, Claims]]:
 #: prefixes imports only their modules (and the modules missing from this map, installed
 #: plug-ins and registered claims); tests check the map against the modules' claims.
 PREFIX_MODULES: dict[str, tuple[str, ...]] = {
-    "afbo": ("afbo",), "fedmbo": ("fedmbo", "fedmbo_kappa"), "fednest": ("fednest",),
-    "lfednest": ("fednest",), "gao": ("gao", "gao_kappa", "gao_limit"), "memfbo": ("memfbo",)}
+    "afbo": ("afbo",),
+    "fedmbo": ("fedmbo",),
+    "fednest": ("fednest",),
+    "lfednest": ("fednest",),
+    "gao": ("gao",),
+    "memfbo": ("memfbo",),
+}
 
 _GLOB = "*?["
 

@@ -13,7 +13,7 @@ once, at ``κ₀ = 1.4`` with ``K = 200`` (the ε-sweep's ``K(ε = 1)`` at ``n =
 
 **Inside Thm 1.**  Every step is Thm 1's ``α = min{α̂₁, α̂₂, √(n/K)α̂₃}``, ``β = β̄α/T`` with
 the proof's ``α̂₁, α̂₂, β̄, T, S`` computed from each instance's own constants
-(``fedmbo.proof_constants``); the ``√(n/K)`` branch is active on every point (a condition).
+(``fedmbo.common.proof_constants``); the ``√(n/K)`` branch is active on every point (a condition).
 
 **The start.**  ``x⁰ = x* + 0.3·(1, 1)/√2``: the transient term, which carries the
 κ-scaling of ``K`` (``αK = √(nK)α̂₃`` is the same at every ``κ_g`` of the schedule), is then of
@@ -22,7 +22,7 @@ slope was −2.1, −0.34 and −0.07 at offsets 0.1, 0.3 and 1.0, the mutant's 
 the verdict does not depend on the offset, the mutant's margin does.
 
 **Instances.**  ``κ_g`` is the instance's ``ℓ_{g,1}/μ_g``: for each sweep value the ``kappa``
-knob of the Theorem-1 instance (``fedmbo.thm1_problem``: 100 clients, dims 2, seed 0,
+knob of the Theorem-1 instance (``fedmbo.stationarity.thm1_problem``: 100 clients, dims 2, seed 0,
 heterogeneity 0.5, coupling 0.2, ``upper_mu = 20``, noise 10, Hessian noise 0.3) is solved for
 it (``brentq``).  ``μ_g = 1``, ``ℓ_{f,0}``, ``ℓ_{f,1}`` and ``μ_Φ`` (20.40 → 20.33 over the
 full grid) stay put; ``L_f``, ``M_f``, ``L_y`` grow with ``κ_g`` as Lemma 2 says.
@@ -42,9 +42,9 @@ from bilevel_theory.fedmbo import FedMBO
 from bilevel_theory.law_cache import cached_derivation
 from bilevel_theory.problems import QuadraticBilevel
 
-from ..claim import Condition, Law, Mutant, per_budget
-from ..kit import PaperClaims, ledger_totals, per_replicate
-from .fedmbo import B2_FACTOR, EPS_N, proof_constants
+from ...claim import Condition, Law, Mutant, per_budget
+from ...kit import PaperClaims, ledger_totals, per_replicate
+from .common import B2_FACTOR, EPS_N, proof_constants
 
 P = PaperClaims("fedmbo")
 
@@ -82,7 +82,7 @@ def schedule(kappa_g: float, K: int | None = None) -> dict:
     """Thm 1's steps at ``κ_g`` for ``K`` iterations (default Cor 1's :func:`iterations`):
     ``α = √(n/K)·α̂₃`` with ``α̂₃ = c₃κ_g^{−5/2}`` (Cor 1's proof constant, ``c₃`` fixed at κ₀
     by the Theorem-1 claims' rule ``α̂₃ = 5·min(α̂₁, α̂₂)``), ``β = β̄α/T``, and the instance's
-    own ``T``, ``S``, ``N`` (:func:`~bilevel_theory.verify.claims.fedmbo.proof_constants` at
+    own ``T``, ``S``, ``N`` (:func:`~bilevel_theory.verify.claims.fedmbo.common.proof_constants` at
     ``nK``)."""
     kappa_g = float(kappa_g)
     K = iterations(kappa_g) if K is None else int(K)

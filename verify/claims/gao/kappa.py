@@ -46,9 +46,9 @@ from bilevel_theory.gao import (
 from bilevel_theory.problems import QuadraticBilevel
 from bilevel_theory.problems.families import Dense, Shared
 
-from ..claim import Condition, Law, Mutant
-from ..kit import PaperClaims, per_budget, per_replicate
-from .gao import C_Q, THETA_L1, _achieved
+from ...claim import Condition, Law, Mutant
+from ...kit import PaperClaims, per_budget, per_replicate
+from .common import C_Q, THETA_L1, _achieved
 
 P_ = PaperClaims("gao")
 

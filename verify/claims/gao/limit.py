@@ -39,9 +39,9 @@ from bilevel_theory.gao import (
     truncation_bias_bound,
 )
 
-from ..claim import Condition, Law, Mutant
-from ..kit import PaperClaims, lower_level_conditions, per_budget, per_replicate
-from .gao import heterogeneous, shared_hessians
+from ...claim import Condition, Law, Mutant
+from ...kit import PaperClaims, lower_level_conditions, per_budget, per_replicate
+from .common import heterogeneous, shared_hessians
 
 P_ = PaperClaims("gao")
 
