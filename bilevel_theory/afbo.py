@@ -382,7 +382,8 @@ def aligned_gradients(ctx: Context, x, y, E, e_max: int, local_step: float = 0.0
     with ``y_{i,0} = y`` and ``y_{i,e+1} = y_{i,e} − local_step·∇_y g_i(x, y_{i,e})``
     (``aligned=False``: the unaligned sum ``Σ_e``, which weights client ``i`` by ``E_i``).
 
-    ``x (R, dim_x)``, ``y (R, dim_y)``, ``E (R, m)``; ``count (R, m)`` marks the clients that
+    ``x (R, dim_x)``, ``y (R, dim_y)``, ``E (R, m)`` with ``1 ≤ E_i ≤ e_max`` (``e_max = 1``:
+    every ``E_i = 1``, no local loop); ``count (R, m)`` marks the clients that
     really compute (the rest are computed and discarded, not counted).  Returns ``(R, m, dim_y)``.
     """
     xp = ctx.xp
