@@ -16,7 +16,6 @@ compute on the host with numpy whatever ``backend`` says (they are synthetic).
 
 from __future__ import annotations
 
-import os
 import time
 
 import numpy as np
@@ -24,11 +23,7 @@ import numpy as np
 from ..claim import Claim, Law, Mutant, per_budget
 
 DIM = 4
-#: seconds ``demo.slow_variance`` sleeps per point; a test that interrupts a run mid-way sets a
-#: longer one in the environment variable below (the workers inherit it), so that the run is
-#: still going when the interruption arrives on a busy machine
 SLOW_SECONDS = 0.25
-SLOW_SECONDS_ENV = "BILEVEL_THEORY_DEMO_SLOW_SECONDS"
 
 
 _budgets = per_budget
@@ -110,9 +105,8 @@ def diverging(n, replicates, seed, backend="numpy"):
 
 
 def slow_average_noise(n, replicates, seed, backend="numpy"):
-    """``average_noise`` that also sleeps ``SLOW_SECONDS`` (to kill a run mid-way in tests;
-    ``$BILEVEL_THEORY_DEMO_SLOW_SECONDS`` overrides it)."""
-    time.sleep(float(os.environ.get(SLOW_SECONDS_ENV, SLOW_SECONDS)))
+    """``average_noise`` that also sleeps ``SLOW_SECONDS`` (to kill a run mid-way in tests)."""
+    time.sleep(SLOW_SECONDS)
     return average_noise(n, replicates, seed, backend)
 
 
