@@ -42,7 +42,7 @@ FIT_FROM = 1_000
 MIN_REPEATS, MIN_CPU, MAX_REPEATS = 3, 0.5, 200
 #: algorithms timed at ``n ≥ 10³`` in the first tree only: the older trees' APHE is quadratic
 #: to cubic in ``m`` (minutes per round); the first tree's is linear (``benchmarks.afbo_scale``)
-SKIP_LARGE = ("afbo", "afbo_naive", "afbo_sync")
+FIRST_TREE_ONLY = ("afbo", "afbo_naive", "afbo_sync")
 #: fixed hyperparameters (the rest are each algorithm's defaults); only those it accepts
 HYPERPARAMETERS: dict[str, Any] = dict(inner_steps=5, local_steps=2, neumann_steps=10)
 
@@ -123,28 +123,26 @@ def run(trees: dict[str, Path], algorithms: list[str], sizes: tuple[int, ...],
     labels = list(trees)
     rows: dict[str, dict[str, dict[int, Any]]] = {a: {v: {} for v in labels} for a in algorithms}
     case = 0
+
+    def time_case(name: str, n: int) -> None:
+        """One (algorithm, ``n``) case in every tree, the trees' order rotated case by case
+        (the first tree alone for :data:`FIRST_TREE_ONLY` at ``n ≥ 10³``)."""
+        nonlocal case
+        k = case % len(labels)
+        order = (labels[:1] if n >= 1_000 and name in FIRST_TREE_ONLY
+                 else labels[k:] + labels[:k])
+        case += 1
+        for label in order:
+            rows[name][label][n] = measure(trees[label], name, n)
+        log(f"  {name:18s} n={n:>6d}  " + "  ".join(
+            f"{v}={_fmt(rows[name][v][n])}" for v in order))
+
     for name in algorithms:
-        grid = list(sizes)
-        for n in sorted(set(grid)):
-            order = labels[case % len(labels):] + labels[:case % len(labels)]
-            if n >= 1_000 and name in SKIP_LARGE:
-                order = labels[:1]
-            case += 1
-            for label in order:
-                rows[name][label][n] = measure(trees[label], name, n)
-            log(f"  {name:18s} n={n:>6d}  " + "  ".join(
-                f"{v}={_fmt(rows[name][v][n])}" for v in order))
-        first = labels[0]
-        at = rows[name][first].get(10_000, {}).get("seconds")
+        for n in sorted(set(sizes)):
+            time_case(name, n)
+        at = rows[name][labels[0]].get(10_000, {}).get("seconds")
         if largest and at is not None and 10 * at < LARGEST_LIMIT:
-            order = labels[case % len(labels):] + labels[:case % len(labels)]
-            if name in SKIP_LARGE:
-                order = labels[:1]
-            case += 1
-            for label in order:
-                rows[name][label][LARGEST] = measure(trees[label], name, LARGEST)
-            log(f"  {name:18s} n={LARGEST:>6d}  " + "  ".join(
-                f"{v}={_fmt(rows[name][v][LARGEST])}" for v in order))
+            time_case(name, LARGEST)
     table = {}
     for name in algorithms:
         table[name] = {}
@@ -160,7 +158,7 @@ def run(trees: dict[str, Path], algorithms: list[str], sizes: tuple[int, ...],
                 largest=LARGEST if largest else None, fit_from=FIT_FROM,
                 hyperparameters=HYPERPARAMETERS, min_repeats=MIN_REPEATS, min_cpu=MIN_CPU,
                 timer="time.process_time, best round",
-                first_tree_only_at_large_n=list(SKIP_LARGE),
+                first_tree_only_at_large_n=list(FIRST_TREE_ONLY),
                 algorithms=table)
 
 

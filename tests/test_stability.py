@@ -104,3 +104,6 @@ def test_an_overlay_replaces_a_claim_with_its_mutants(tmp_path):
     store(tmp_path / "later", [entry("a.x", "new", "holds")])
     found = stability.read_summaries(tmp_path / "base", (0,), [tmp_path / "later"])[0]
     assert set(found) == {"a.x", "a.x@new", "b.y", "b.y@keep"}
+    # each entry names the directory its rows are in (the rounding audit reads them there)
+    assert found["a.x"]["store"] == found["a.x@new"]["store"] == tmp_path / "later" / "seed-0"
+    assert found["b.y@keep"]["store"] == tmp_path / "base" / "seed-0"

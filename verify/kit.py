@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.optimize import brentq
 
 from .claim import Claim, Condition, Law, per_budget
 
@@ -167,3 +168,9 @@ def lower_level_conditions(prob_of: Any, strong: str, smooth: str, ell_of: Any =
 
 __all__ = ["LEDGER_TOTALS", "PAPERS", "READINGS", "Paper", "PaperClaims", "law", "ledger_totals",
            "lower_level_conditions", "per_budget", "per_replicate", "reading_paper", "register_paper"]
+
+
+def knob_for(value_of: Any, target: float) -> float:
+    """The instance knob ``k ∈ (1, 4·target]`` with ``value_of(k) = target`` (``brentq`` to
+    ``10⁻¹²``): how a κ-sweep sets a condition number of its instance family exactly."""
+    return brentq(lambda k: value_of(k) - target, 1.0 + 1e-9, 4.0 * target, xtol=1e-12)

@@ -102,28 +102,24 @@ def audit(store: Path, claim_ids: Sequence[str], budget: str, seeds: Sequence[in
     """One row per claim (mutants included) and seed: the stored verdict, whether the
     unperturbed decision reproduces the stored summary, and the verdicts of ``draws``
     perturbed decisions (:func:`perturbed` at ``rel``).  The rows of a claim are read from
-    the last of ``store``, ``overlays`` that holds it (as ``stability.read_summaries``);
+    the last of ``store``, ``overlays`` that holds it (``stability.read_summaries``);
     ``catalogue``: ``MODULE:ATTRIBUTE`` of another catalogue (default the papers')."""
     claims = load(catalogue)
     summaries = read_summaries(Path(store), seeds, [Path(o) for o in overlays])
-    stores = [Path(store), *map(Path, overlays)]
     rng = np.random.default_rng(rng_seed)
     out = []
     for base in claim_ids:
         claim = resolve(claims, base)
         ids = [claim.id] + [f"{claim.id}{MUTANT_SEP}{m.name}" for m in claim.mutants]
         for seed in seeds:
-            home = next((s for s in reversed(stores)
-                         if (s / f"seed-{seed}" / "summary.json").is_file()
-                         and any(e["id"] == claim.id for e in json.loads(
-                             (s / f"seed-{seed}" / "summary.json").read_text()))), None)
             for cid in ids:
                 entry = summaries.get(seed, {}).get(cid)
-                if home is None or entry is None:
+                if entry is None:
                     out.append({"id": cid, "seed": seed, "status": "missing"})
                     continue
                 c = resolve(claims, cid)
-                points = stored_points(home / f"seed-{seed}", cid, budget, seed)
+                home = entry["store"]
+                points = stored_points(home, cid, budget, seed)
                 r0 = evaluate(c, budget, points, seed)
                 reproduced = (r0.verdict == entry["verdict"]
                               and _same(float(r0.measured), float(entry["measured"])))

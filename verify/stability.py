@@ -65,18 +65,20 @@ def read_summaries(out: Path, seeds: Sequence[int] = SEEDS,
 
 
 def read_one(out: Path, seeds: Sequence[int]) -> dict[int, dict[str, dict]]:
-    """``seed -> id -> summary entry`` from the stores under ``out`` alone."""
+    """``seed -> id -> summary entry`` from the stores under ``out`` alone; each entry's
+    ``"store"`` is the directory its rows are in (``out/seed-S``)."""
     found = {}
     for seed in seeds:
         path = out / f"seed-{seed}" / "summary.json"
         if path.is_file():
             entries = {}
             for e in json.loads(path.read_text()):
-                entries[e["id"]] = e
+                entries[e["id"]] = {**e, "store": path.parent}
                 for m in e.get("power") or ():  # the mutants, folded into their claim's entry
                     entries[f"{e['id']}{MUTANT_SEP}{m['mutant']}"] = {
                         "verdict": m["verdict"], "expected": m["required"],
-                        "measured": m.get("measured"), "interval": m.get("interval")}
+                        "measured": m.get("measured"), "interval": m.get("interval"),
+                        "store": path.parent}
             found[seed] = entries
     return found
 
@@ -129,9 +131,10 @@ def table(summaries: Mapping[int, Mapping[str, dict]], budget: str = "smoke",
             f"{status}\n\n{head}\n" + "\n".join(rows) + "\n")
     if overlaid:
         text += ("\nThese rows come from a later run of the same seeds (after the claim "
-                 "changed: replicates, grid, estimator or mutant, as its notes say; or for "
-                 "seeds the first run did not reach); the other claims' measures did not "
-                 "change: "
+                 "changed: replicates, grid, estimator or mutant, as its notes say; after the "
+                 "library changed the rounding of what it measures, as the stores' note above "
+                 "says; or for seeds the first run did not reach); the other claims' measures "
+                 "did not change: "
                  + ", ".join(f"`{c}`" for c in sorted(overlaid)) + ".\n")
     return text, not unstable
 

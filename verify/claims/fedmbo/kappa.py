@@ -34,7 +34,6 @@ import functools
 import math
 
 import numpy as np
-from scipy.optimize import brentq
 
 from bilevel_theory import rates
 from bilevel_theory.algorithm import run_algorithm
@@ -43,8 +42,8 @@ from bilevel_theory.law_cache import cached_derivation
 from bilevel_theory.problems import QuadraticBilevel
 
 from ...claim import Condition, Law, Mutant, per_budget
-from ...kit import PaperClaims, ledger_totals, per_replicate
-from .common import B2_FACTOR, EPS_N, proof_constants
+from ...kit import PaperClaims, knob_for, ledger_totals, per_replicate
+from .common import B2_FACTOR, EPS_N, proof_constants, thm1_family
 
 P = PaperClaims("fedmbo")
 
@@ -55,22 +54,13 @@ X0_OFFSET = 0.3        # ‖x⁰ − x*‖ (module docstring)
 
 
 @functools.lru_cache(maxsize=64)
-def _at_knob(knob: float) -> QuadraticBilevel:
-    return QuadraticBilevel.random(clients=100, dim_x=2, dim_y=2, kappa=knob, heterogeneity=0.5,
-                                   noise=10.0, hessian_noise=0.3, seed=0, coupling=0.2,
-                                   upper_mu=20.0)
-
-
-@functools.lru_cache(maxsize=64)
 def instance(kappa_g: float) -> QuadraticBilevel:
     """The Theorem-1 instance with its knob solved for ``ℓ_{g,1}/μ_g = kappa_g``."""
-    lo = _at_knob(1.0 + 1e-9).constants["kappa_g"]
+    lo = thm1_family(1.0 + 1e-9).constants["kappa_g"]
     if not (isinstance(kappa_g, int | float) and kappa_g > lo and kappa_g <= 10.0):
         raise ValueError(f"`kappa_g` must be in ({lo:.4g}, 10] (ℓ_{{g,1}}/μ_g of the family), "
                          f"got {kappa_g!r}")
-    knob = brentq(lambda k: _at_knob(k).constants["kappa_g"] - kappa_g, 1.0 + 1e-9,
-                  4.0 * kappa_g, xtol=1e-12)
-    return _at_knob(knob)
+    return thm1_family(knob_for(lambda k: thm1_family(k).constants["kappa_g"], kappa_g))
 
 
 def iterations(kappa_g: float) -> int:

@@ -20,14 +20,12 @@ from bilevel_theory.problems.backend import mean_over_clients
 
 from ...claim import Condition, Mutant, per_budget
 from ...kit import law, ledger_totals, per_replicate
-from .common import EPS_N, P, proof_constants
+from .common import EPS_N, P, proof_constants, thm1_family
 
 
 @functools.cache
 def thm1_problem() -> QuadraticBilevel:
-    return QuadraticBilevel.random(clients=100, dim_x=2, dim_y=2, kappa=1.25, heterogeneity=0.5,
-                                   noise=10.0, hessian_noise=0.3, seed=0, coupling=0.2,
-                                   upper_mu=20.0)
+    return thm1_family(1.25)
 
 
 NK_MAX = 8 * 200 * 2 ** 7  # largest n·K of every Theorem-1 grid (K-sweep, full budget)

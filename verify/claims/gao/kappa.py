@@ -32,7 +32,6 @@ import math
 from dataclasses import replace
 
 import numpy as np
-from scipy.optimize import brentq
 
 from bilevel_theory import rates as R_
 from bilevel_theory import run
@@ -47,7 +46,7 @@ from bilevel_theory.problems import QuadraticBilevel
 from bilevel_theory.problems.families import Dense, Shared
 
 from ...claim import Condition, Law, Mutant
-from ...kit import PaperClaims, per_budget, per_replicate
+from ...kit import PaperClaims, knob_for, per_budget, per_replicate
 from .common import C_Q, THETA_L1, _achieved
 
 P_ = PaperClaims("gao")
@@ -88,9 +87,7 @@ def instance(kappa: float, devices: int = DEVICES) -> QuadraticBilevel:
     if not kappa > lo:
         raise ValueError(f"`kappa` must be > {lo:.4g} (L₁/μ of the instance at knob 1), got "
                          f"{kappa!r}")
-    knob = brentq(lambda k: gao_constants(_client(k))["kappa"] - kappa, 1.0 + 1e-9,
-                  4.0 * kappa, xtol=1e-12)
-    return _tile(_client(knob), devices)
+    return _tile(_client(knob_for(lambda k: gao_constants(_client(k))["kappa"], kappa)), devices)
 
 
 def schedule(kappa: float) -> dict:
