@@ -687,6 +687,11 @@ def bounds() -> list:
         notes=("T/p computed from Cor 1's T and p schedules (K cancels: no speedup)",
                "GAO-R6: p = 1/(Kε^{1/2}) > 1 needs K < ε^{−1/2}")))
 
+    _add(Bound(
+        "gao.rem2_hvp", THEORY_PAPER, _src("Remark 2 (Hessian-vector complexity)"),
+        _gao_T1 / c_T, "HVP calls", "O", {"epsilon": "accuracy", "K": "devices",
+                                          "kappa": "κ = L_1/μ"},
+        notes=("stated Õ(κ⁵/(Kε²)); footnote 1: Õ drops the log term",)))
     _A = p / T + 1 / (K ** _R(2, 3) * T ** _R(2, 3))
     _lnT = sp.log(T + 1)
     _gao_thm2 = _A * (
@@ -715,6 +720,11 @@ def bounds() -> list:
         notes=("iteration complexity = Cor 2's T schedule",
                "GAO-R4, GAO-R5: Thm 2's α = O(L̂²/K) vs Cor 2's O(L̂²/K²); Thm 2 bounds p by a "
                "constant")))
+    _add(Bound(
+        "gao.rem4_hvp", THEORY_PAPER, _src("Remark 4 (Hessian-vector complexity)"),
+        _gao_T2 / c_T, "HVP calls", "O", {"epsilon": "accuracy", "K": "devices",
+                                          "kappa": "κ"},
+        notes=("stated Õ(κ³/(Kε^{3/2})); footnote 1: Õ drops the log term",)))
     _add(Bound(
         "gao.cor2_communication", THEORY_PAPER, _src("Cor 2 / Remark 4 (T/p)"),
         (_gao_T2 / _gao_p) * c_p / c_T, "T/p", "O",

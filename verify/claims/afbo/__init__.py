@@ -24,7 +24,8 @@ claim says otherwise.  The speedup claims and ``no_bias_bounded_delays``,
 **Neumann truncation.**  APHE *as written* fixes ``U = m``: ``(U/ℓ)(I − Ĥ/ℓ)^U`` is not an
 inverse-Hessian estimate (lemma AFBO-L1 in ``docs/papers/afbo.md``: in every eigendirection it
 is at most ``1/e`` of the inverse).  ``afbo.aphe_bias`` checks the lemma's consequence against
-Thm 4.1's ``b``; ``afbo.strongly_convex_rate`` shows the resulting wrong limit point.  So that
+Thm 4.1's ``b`` in ``m`` and ``afbo.aphe_bias_vs_kappa`` in ``κ_g`` (``m = U = 16``, the
+population's knob solved for ``κ_g``); ``afbo.strongly_convex_rate`` shows the resulting wrong limit point.  So that
 the rates are tested apart from that bias, the other claims run FedNest/FedMBO's random
 truncation (``"random"``) or its expectation, the truncated series (``"series"``), with
 ``N ≥ ⌈κ_g log T⌉`` (AFBO-R9).

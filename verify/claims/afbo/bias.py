@@ -4,6 +4,7 @@ Mao & Zhou, WiOpt 2024, Thm 4.1 / Alg. 2; lemma AFBO-L1 (``afbo.aphe_bias``,
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -12,15 +13,18 @@ from bilevel_theory import make_context
 from bilevel_theory.afbo import aphe
 
 from ...claim import Condition, Mutant, per_budget
-from ...kit import lower_level_conditions, per_replicate
+from ...kit import knob_for, lower_level_conditions, per_replicate
 from .common import (
     _LEMMA,
     BIAS_POINTS_SEED,
     LAW_APHE,
     LAW_APHE_B,
     P,
+    _population,
     problem,
 )
+
+KAPPA_M = 16  # m = U of the κ_g-sweep
 
 
 # ============================================================================ measures
@@ -30,8 +34,12 @@ def _aphe_bias(m, replicates, seed, backend, truncation):
     or the series truncated at ``N = m``; ``bound``: Thm 4.1's ``b = κ_gℓ_{f,1}(1 − 1/κ_g)^m``
     (AFBO-R7) with the instance's constants; ``lemma``: AFBO-L1's lower bound of the fixed
     truncation's bias, ``(1 − 1/e)σ_min(B̄)‖Ā⁻¹∇_y f̄‖``."""
-    m = int(m)
-    p = problem(m, noise=0.0)
+    return _aphe_bias_on(problem(int(m), noise=0.0), replicates, seed, backend, truncation)
+
+
+def _aphe_bias_on(p, replicates, seed, backend, truncation):
+    """:func:`_aphe_bias` on the instance ``p`` (``m`` = its clients, ``U = m``)."""
+    m = p.clients
     ctx = make_context(p, replicates, seed, backend)
     xp, be = ctx.xp, ctx.oracle.backend
     rng = np.random.default_rng(BIAS_POINTS_SEED)  # the same points at every m
@@ -65,6 +73,24 @@ def aphe_bias_series(m, replicates, seed, backend="numpy"):
     return _aphe_bias(m, replicates, seed, backend, "series")
 
 
+@functools.lru_cache(maxsize=64)
+def kappa_problem(kappa_g: float):
+    """``KAPPA_M`` clients (copies of the population) with the population's knob solved for
+    ``ℓ_{g,1}/μ_g = kappa_g`` (``μ_g = 1`` and ``ℓ_{f,1}`` stay put), noise-free."""
+    lo = _population(1.0 + 1e-9).constants["kappa_g"]
+    if not (isinstance(kappa_g, int | float) and lo < kappa_g <= 100.0):
+        raise ValueError(f"`kappa_g` must be in ({lo:.4g}, 100] (ℓ_{{g,1}}/μ_g of the "
+                         f"population), got {kappa_g!r}")
+    knob = knob_for(lambda k: _population(k).constants["kappa_g"], float(kappa_g))
+    return problem(KAPPA_M, 0.0, knob)
+
+
+def aphe_bias_vs_kappa(kappa_g, replicates, seed, backend="numpy", *, truncation="fixed"):
+    """:func:`aphe_bias_fixed` with ``m = U = 16`` clients and ``κ_g`` swept
+    (:func:`kappa_problem`); ``truncation="series"``: FedMBO's scaling (a mutant)."""
+    return _aphe_bias_on(kappa_problem(float(kappa_g)), replicates, seed, backend, truncation)
+
+
 def aphe_fixed_lemma_ratio(U: int) -> float:
     """AFBO-L1: ``max_{0<s≤1} U s (1 − s)^U = (U/(U+1))^{U+1}`` (``s = λ/ℓ``), ``< 1/e``."""
     return (U / (U + 1.0)) ** (U + 1)
@@ -72,8 +98,9 @@ def aphe_fixed_lemma_ratio(U: int) -> float:
 
 # ============================================================================ conditions
 def _estimator_conditions(p) -> tuple[Condition, ...]:
-    """The estimator claims' hypotheses: APHE's scale ``ℓ = ℓ_{g,1}`` bounds the Hessian
-    (Assumption 4.1) and ``μ_g > 0`` (Assumption 4.2), so ``0 ≺ Ĥ/ℓ ⪯ I``."""
+    """The estimator claims' hypotheses on the instance ``p`` (or ``p(x)`` at sweep value
+    ``x``): APHE's scale ``ℓ = ℓ_{g,1}`` bounds the Hessian (Assumption 4.1) and ``μ_g > 0``
+    (Assumption 4.2), so ``0 ≺ Ĥ/ℓ ⪯ I``."""
     return lower_level_conditions(p, "μ_g > 0 (Assumption 4.2)",
                                   "‖∇²_{yy}g_i‖ ≤ ℓ = ℓ_{g,1} (Assumption 4.1)")
 
@@ -120,5 +147,35 @@ CLAIMS = [
         schedule="noise-free APHE at random (x, y); series truncation (1/ℓ)Σ_{n<N}(I − Ĥ/ℓ)^n "
                  "(the expectation of FedNest/FedMBO's random truncation) with N = m",
         touches=("AFBO-R7",), conditions=_estimator_conditions(problem()),
+    ),
+    P.claim(
+        "aphe_bias_vs_kappa", role="finding",
+        source=P.cite("Thm 4.1 (b at N = m) / Alg. 2 APHE, for every κ_g"),
+        statement=r"\|\bar H - \bar\nabla f\| \leq b = \kappa_g\ell_{f,1}(1 - 1/\kappa_g)^m"
+                  r"\quad(U = m = 16)",
+        kind="bounded_by", variable=r"\kappa_g",
+        quantity=r"\|\frac{1}{m}\sum_i H_i - \bar\nabla f\|",
+        measure=aphe_bias_vs_kappa,
+        grid=per_budget((2.5, 3, 4, 6, 8, 12, 16), (2.5, 3, 4, 6, 8, 12, 16, 24),
+                        (2.5, 3, 4, 6, 8, 12, 16, 24, 32)),
+        replicates=per_budget(8, 16, 32), law=LAW_APHE_B, tolerance=0.05,
+        expected="violated",
+        reason=("afbo.aphe_bias's finding in κ_g: at U = m = 16 fixed, b = κ_gℓ_{f,1}(1 − "
+                "1/κ_g)^16 is 2·10⁻³ at κ_g = 2.5 and 0.12 at κ_g = 4, while the bias of APHE "
+                "as written (the product (U/ℓ)Π(I − Ĥ/ℓ), not the series) does not decay with "
+                "U (lemma AFBO-L1: at least (1 − 1/e)σ_min(B̄)‖Ā⁻¹∇_y f̄‖) and is O(1) at "
+                "every κ_g; the bound fails where b is small (κ_g ≤ 4 here) and holds from "
+                "κ_g ≈ 6 on, where its factor κ_g and its slower decay make it large.  The "
+                "mutant fedmbo_scaling (the series) is within b at every κ_g."),
+        schedule="noise-free APHE at random (x, y), one per replicate, the same points at "
+                 "every κ_g; m = 16 clients (4 copies of the population, its kappa knob "
+                 "solved for κ_g = ℓ_{g,1}/μ_g: μ_g = 1 and ℓ_{f,1} fixed), U = m products, "
+                 "ℓ = ℓ_{g,1}",
+        touches=("AFBO-R3", "AFBO-R7"), conditions=_estimator_conditions(kappa_problem),
+        mutants=(Mutant("fedmbo_scaling",
+                        "FedMBO's PHE scaling: random truncation N_i ~ U{0..N−1} with the N/ℓ "
+                        "scale, in expectation (the truncated series, N = m); its bias is the "
+                        "Neumann remainder, within b at every κ_g",
+                        {"truncation": "series"}, kind="repair"),),
     ),
 ]

@@ -46,9 +46,11 @@ LOCAL_E = (1, 2, 3, 5)  # per-client local iteration numbers E_i of the populati
 
 
 # ============================================================================ instances
-@functools.lru_cache(maxsize=1)
-def _population() -> QuadraticBilevel:
-    return QuadraticBilevel.random(clients=POPULATION, dim_x=3, dim_y=3, kappa=2.0,
+@functools.lru_cache(maxsize=64)
+def _population(knob: float = 2.0) -> QuadraticBilevel:
+    """The 4-client population; ``knob`` is ``QuadraticBilevel.random``'s ``kappa`` (2: the
+    claims' population, κ_g ≈ 3.03; μ_g = 1 and ℓ_{f,1} do not depend on it)."""
+    return QuadraticBilevel.random(clients=POPULATION, dim_x=3, dim_y=3, kappa=float(knob),
                                    heterogeneity=1.0, noise=0.0, seed=1, upper_mu=1.0,
                                    storage="structured")
 
@@ -66,14 +68,15 @@ def _tile_family(F, copies: int):
     raise TypeError(f"cannot tile a {type(F).__name__} family")
 
 
-@functools.lru_cache(maxsize=32)
-def problem(clients: int = M_DEFAULT, noise: float = SIGMA) -> QuadraticBilevel:
-    """``clients`` clients, ``clients/4`` copies of the 4-client population, gradient noise std
-    ``noise``, exact second-order products: the same Φ, ``x*`` and constants for every
-    ``clients``."""
+@functools.lru_cache(maxsize=64)
+def problem(clients: int = M_DEFAULT, noise: float = SIGMA, knob: float = 2.0
+            ) -> QuadraticBilevel:
+    """``clients`` clients, ``clients/4`` copies of the 4-client population (``knob``: its
+    ``kappa``), gradient noise std ``noise``, exact second-order products: the same Φ, ``x*``
+    and constants for every ``clients``."""
     if clients < POPULATION or clients % POPULATION:
         raise ValueError(f"`clients` must be a positive multiple of {POPULATION}, got {clients}")
-    base, copies = _population(), clients // POPULATION
+    base, copies = _population(knob), clients // POPULATION
     tile = lambda a: np.tile(np.asarray(a), (copies, 1))  # noqa: E731
     return replace(base, A=_tile_family(base.A, copies), B=_tile_family(base.B, copies),
                    R=_tile_family(base.R, copies), S=_tile_family(base.S, copies),

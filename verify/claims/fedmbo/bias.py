@@ -24,6 +24,7 @@ from .common import (
     _kg,
     _phe_conditions,
     _phe_outputs,
+    kappa_scalar,
     phe_mean,
     phe_problem,
     scalar_problem,
@@ -187,6 +188,23 @@ def phe_bias_bound_proof(N, replicates, seed, backend="numpy", *, factor: float 
     :data:`TIGHT` instance); mutants: ``factor`` multiplies the constant, ``scale_factor`` the
     PHE's Neumann scale ``ℓ_{g,1}`` (the estimator changed, the bound not)."""
     return _bias_bound(N, replicates, seed, backend, scalar_problem(**TIGHT), SCALAR_POINT,
+                       "ell_f0", factor, scale_factor)
+
+
+KAPPA_N = 3  # N of the κ_g-sweep (the worst case's ratio does not depend on N)
+
+
+def phe_bias_bound_vs_kappa(kappa_g, replicates, seed, backend="numpy", *,
+                            constant: str = "kappa_g", scale_factor: float = 1.0):
+    """:func:`phe_bias_bound_proof` with ``N = 3`` and ``κ_g`` swept on the worst-case family
+    :func:`~bilevel_theory.verify.claims.fedmbo.common.kappa_scalar` (``(bias/bound)² = 1 −
+    1/κ_g``).  Mutants: ``constant="kappa_g_minus_1"``, the bound's ``κ_g`` written ``κ_g −
+    1``; ``scale_factor`` multiplies PHE's Neumann scale."""
+    kappa_g = float(kappa_g)
+    if constant not in ("kappa_g", "kappa_g_minus_1"):
+        raise ValueError(f"`constant` must be 'kappa_g' or 'kappa_g_minus_1', got {constant!r}")
+    factor = 1.0 if constant == "kappa_g" else (kappa_g - 1.0) / kappa_g
+    return _bias_bound(KAPPA_N, replicates, seed, backend, kappa_scalar(kappa_g), SCALAR_POINT,
                        "ell_f0", factor, scale_factor)
 
 
@@ -370,6 +388,33 @@ def _claims() -> list:
                 f"by a factor c (in norm) is detected when c² < {1 - 1 / kt:.4f}·(1 − Monte-"
                 "Carlo error): c ≲ 0.95 here"),
             conditions=_phe_conditions(scalar_problem(**TIGHT), SCALAR_POINT),
+            touches=("FEDMBO-R5", *_TOUCH_PHE)),
+        P.claim(
+            "phe_bias_bound_vs_kappa", role="confirmation",
+            source=P.cite("Prop. 1 (appendix proof, ℓ_{f,0}), for every κ_g"),
+            statement=(r"\|\bar{H} - \bar{\nabla} f\| \leq \kappa_g \ell_{f,0} "
+                       r"(1 - 1/\kappa_g)^N\quad(N = 3)"),
+            kind="bounded_by", variable=r"\kappa_g", quantity=r"\|\bar{H} - \bar{\nabla} f\|^2",
+            measure=phe_bias_bound_vs_kappa,
+            grid=per_budget((1.5, 2, 4, 8, 16, 32), (1.5, 2, 4, 8, 16, 32, 64),
+                            (1.25, 1.5, 2, 4, 8, 16, 32, 64, 128)),
+            replicates=per_budget(16, 64, 128), law=bias_law, tolerance=0.0,
+            mutants=(
+                Mutant("kappa_minus_one", "the constant κ_g − 1 in place of κ_g: (bias/bound)² "
+                       "= κ_g/(κ_g − 1) > 1 at every κ_g of the worst-case family",
+                       {"constant": "kappa_g_minus_1"}, kind="bound"),
+                Mutant("scale_2ell", "PHE's Neumann scale is 2ℓ_{g,1} instead of ℓ_{g,1} (the "
+                       "estimator changed, the bound not): the bias decays as (1 − μ_g/"
+                       "(2ℓ_{g,1}))^N and exceeds the bound", {"scale_factor": 2.0},
+                       kind="neumann_scaling")),
+            schedule=(
+                "the bound's worst case at every κ_g: scalar instance g = ½y² − bxy, f = y with "
+                "b = √(κ_g² − κ_g) (μ_g = 1, ℓ_{g,1} = κ_g, ‖B̄‖ = √(ℓ_{g,1}(ℓ_{g,1} − μ_g)), "
+                "ℓ_{f,0} = 1), one client, noise-free, at (1, 0); PHE with N = 3 and 2^13 "
+                "chains per replicate.  There (bias/bound)² = 1 − 1/κ_g (the supremum over "
+                "scalar instances found by bias_bound_search): the slack closes as κ_g grows, "
+                "so the grid's last points are where the bound is tightest"),
+            conditions=(*_phe_conditions(kappa_scalar, SCALAR_POINT, KAPPA_N),),
             touches=("FEDMBO-R5", *_TOUCH_PHE)),
     ]
 

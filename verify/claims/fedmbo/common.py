@@ -93,6 +93,17 @@ def scalar_problem(a: float, b: float, q: float = 1.0) -> QuadraticBilevel:
 SCALAR_POINT = (np.ones(1), np.zeros(1))  # ∇f is constant: every point is alike
 
 
+@functools.lru_cache(maxsize=64)
+def kappa_scalar(kappa_g: float) -> QuadraticBilevel:
+    """:func:`scalar_problem` with ``a = μ_g = 1``, ``q = 1`` and ``b = √(κ_g² − κ_g)``, so that
+    ``ℓ_{g,1} = κ_g`` exactly: the κ_g-sweeps' family, on which ``‖B̄‖ = √(ℓ_{g,1}(ℓ_{g,1} −
+    μ_g))`` is Prop. 1's worst case at every ``κ_g`` (``bias_bound_search``)."""
+    if not (isinstance(kappa_g, int | float) and 1.0 <= kappa_g <= 1e6):
+        raise ValueError(f"`kappa_g` must be in [1, 1e6], got {kappa_g!r}")
+    kappa_g = float(kappa_g)
+    return scalar_problem(a=1.0, b=math.sqrt(kappa_g * kappa_g - kappa_g))
+
+
 def _grads_f(problem, x, y):
     """``(∇ₓf̄(x, y), ∇_y f̄(x, y))`` of the global upper level (closed form)."""
     C = problem.host.closed_form
@@ -229,17 +240,23 @@ def _curvature_conditions(problem, role: str) -> tuple[Condition, ...]:
 
 def _phe_conditions(problem, point, N: int | None = None) -> tuple[Condition, ...]:
     """Prop. 1's and Prop. 2's hypotheses (Assumptions 1–4, the input ``N``) for PHE on
-    ``problem`` at ``point``; ``N`` the truncation, or ``None`` where ``N`` is swept.  The
+    ``problem`` (an instance, or ``problem(v)`` at sweep value ``v``) at ``point``; ``N`` the
+    truncation, or ``None`` where ``N`` is swept.  The
     chains are Monte-Carlo samples of one ``H_i`` (whose law does not depend on PHE's ``n``),
     so ``n ≤ m`` is not a condition here."""
-    d, r, _, _ = _client_terms(problem, *point)
-    grad = float(np.sqrt((d ** 2).sum(-1) + (r ** 2).sum(-1)).max())
-    ell_f0, radius = problem.constants["ell_f0"], problem.radius
-    return (*_curvature_conditions(problem, "PHE's Neumann scale (Alg. 2, eq. (5))"),
+    of = problem if callable(problem) else (lambda v: problem)
+
+    def grad(v) -> float:
+        d, r, _, _ = _client_terms(of(v), *point)
+        return float(np.sqrt((d ** 2).sum(-1) + (r ** 2).sum(-1)).max())
+
+    radius = getattr(problem, "radius", None)
+    domain = f"‖x‖, ‖y‖ ≤ {radius:g}" if radius is not None else "each instance's domain"
+    return (*_curvature_conditions(of, "PHE's Neumann scale (Alg. 2, eq. (5))"),
             Condition("f_i ℓ_{f,0}-Lipschitz, ‖∇f_i(x, y)‖ ≤ ℓ_{f,0} at the estimator's point "
-                      "(Assumption 1)", grad, ell_f0,
+                      "(Assumption 1)", grad, lambda v: of(v).constants["ell_f0"],
                       note=f"max_i ‖∇f_i‖ at the claim's (x, y); the instance's ℓ_{{f,0}} holds "
-                           f"on ‖x‖, ‖y‖ ≤ {radius:g}"),
+                           f"on {domain}"),
             Condition("N ≥ 1, N_i ~ U{0, …, N − 1} (Alg. 2; N the input of Alg. 1)",
                       float if N is None else N, 1, relation=">="))
 

@@ -15,11 +15,15 @@ Claims (``id``: kind, variable, role):
 * ``fednest.ihgp_deviation_noisy``: the same bound with Hessian samples ``ℓ_{g,1}(1 ± 1/2)``
   (finding): Assumption B does not bound the samples' range, and a sample above ``ℓ_{g,1}``
   makes ``Ĥ_y`` change sign.
+* ``fednest.ihgp_deviation_vs_kappa`` / ``fednest.indirect_bias_vs_kappa``: Lemma 2.2's two
+  bounds (eq. 14's ``2/μ_g``, confirmation; eq. 15's ``b``, finding) at a fixed ``N`` with
+  ``κ_g = ℓ_{g,1}/μ_g`` swept from 1.
 * ``fednest.fedinn_vs_fedavg``: contrast in ``h`` (confirmation, §2.5).
 * ``fednest.rounds_per_epoch`` / ``lfednest.rounds_per_epoch``: exact (confirmation): §2.6's
   ``2T + N + 3`` for the FedNest that executes ``N`` Neumann iterations (the official code's
   fixed schedule; Alg. 3's random ``N'`` executes ``2T + N' + 3 ≤ 2T + N + 2``, beside it,
-  FEDNEST-R1) / ``T + 1``.
+  FEDNEST-R1) / ``T + 1``; ``fednest.rounds_per_epoch_vs_T`` / ``lfednest.rounds_per_epoch_vs_N``
+  the same counts in the other variable (``T`` at ``N = 4``; ``N`` at ``T = 3``).
 * ``fednest.bilevel_rate`` / ``minimax_rate`` / ``compositional_rate`` /
   ``fedsvrg_single_level``: at_most ``−1/2`` in ``K`` (confirmations; Cor. 3.1–3.3, Thm 3.2).
 * ``fednest.minimax_linear``: at_most on the semilog slope (confirmation, §4.3 / Fig. 4).
@@ -42,7 +46,7 @@ points or replicates); the point seed drives the algorithm's randomness only.  M
 keyword arguments of the measures (``Claim.mutants``).
 
 The claims are grouped by family of results, one module each, in catalogue order:
-``estimator`` (Lemma 2.2), ``client_drift`` (§2.5), ``communication`` (§2.6), ``convergence``
+``estimator`` (Lemma 2.2), ``kappa`` (Lemma 2.2 in κ_g), ``client_drift`` (§2.5), ``communication`` (§2.6), ``convergence``
 (Cor 3.1, 3.2), ``linear_minimax`` (§4.3), ``special_cases`` (Cor 3.3, Thm 3.2),
 ``heterogeneity_bias`` (LFedNest) and ``truncation_floor`` (Thm 3.1 at σ = 0); ``common`` holds
 what several of them share (claim factories, rate-claim settings, hypotheses).
@@ -56,6 +60,7 @@ from . import (
     convergence,
     estimator,
     heterogeneity_bias,
+    kappa,
     linear_minimax,
     special_cases,
     truncation_floor,
@@ -93,6 +98,7 @@ from .truncation_floor import (
 
 CLAIMS = [
     *estimator.CLAIMS,
+    *kappa.CLAIMS,
     *client_drift.CLAIMS,
     *communication.CLAIMS,
     *convergence.CLAIMS,

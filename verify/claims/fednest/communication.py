@@ -34,8 +34,18 @@ def with_extra_aggregation(cls):
     return ExtraAggregation
 
 
-def _run(name, prob, rounds, replicates, seed, backend, extra_aggregation=False, **hp):
+def with_inner_solver(cls, solver: str):
+    """``cls`` with its inner loop replaced (``"sgd"``: FedAvg, one round per step, in place of
+    FedInn's FedSVRG, two): a mutant of the round counts."""
+    return type(f"{cls.__name__}_{solver}", (cls,),
+                {"name": f"{cls.name}_{solver}_inner", "inner_solver": solver})
+
+
+def _run(name, prob, rounds, replicates, seed, backend, extra_aggregation=False,
+         inner_solver=None, **hp):
     cls = ALGORITHMS[name]
+    if inner_solver is not None:
+        cls = with_inner_solver(cls, inner_solver)
     if extra_aggregation:
         cls = with_extra_aggregation(cls)
     return run_algorithm(cls(prob, **hp), rounds, replicates, seed, backend)
@@ -59,10 +69,31 @@ def _rounds_problem():
                                    noise=0.1, seed=0)
 
 
-def _rounds_run(name, replicates, seed, backend, T, N, extra_aggregation=False):
+def _rounds_run(name, replicates, seed, backend, T, N, extra_aggregation=False,
+                inner_solver=None):
     return _run(name, _rounds_problem(), ROUNDS_EPOCHS, replicates, seed, backend,
-                extra_aggregation, inner_steps=T, neumann_steps=N, local_steps=2,
+                extra_aggregation, inner_solver, inner_steps=T, neumann_steps=N, local_steps=2,
                 sampled_clients=4)
+
+
+def _fednest_rounds(T, N, replicates, seed, backend, extra_aggregation, algorithm,
+                    inner_solver=None):
+    T, N = int(T), int(N)
+    tr = _rounds_run(algorithm, replicates, seed, backend, T, N, extra_aggregation,
+                     inner_solver)
+    alg3 = _rounds_run("fednest", replicates, seed, backend, T, N)
+    drawn = np.asarray(alg3.extras["truncation"], dtype=float)          # (epochs, R)
+    executed = float(np.mean(ROUNDS_EXECUTED.subs(T_sym, T).subs(Np_sym, 0) + drawn))
+    b = rates.BOUNDS["fednest.rounds_fednest"]
+    return {"value": per_replicate(tr.ledger.totals()["rounds"] / ROUNDS_EPOCHS, replicates),
+            "predicted": per_replicate(float(ROUNDS_OFFICIAL.subs({b.symbol("T"): T,
+                                                                   b.symbol("N"): N})),
+                                       replicates),
+            "alg3": per_replicate(alg3.ledger.totals()["rounds"] / ROUNDS_EPOCHS, replicates),
+            "alg3_executed": per_replicate(executed, replicates),
+            "alg3_mean": per_replicate(float(ROUNDS_MEAN.subs({T_sym: T, N_sym: N})),
+                                       replicates),
+            "diverged": tr.diverged}
 
 
 def fednest_rounds(N, replicates, seed, backend="numpy", *, extra_aggregation=False,
@@ -74,29 +105,37 @@ def fednest_rounds(N, replicates, seed, backend="numpy", *, extra_aggregation=Fa
     ``alg3`` its count, ``alg3_executed`` ``2T + N' + 3`` at the ``N'`` drawn, ``alg3_mean``
     the sympy mean ``2T + (N−1)/2 + 3``.  ``algorithm="fednest"``: Alg. 3's FedNest measured
     against §2.6's count (a mutant)."""
-    N = int(N)
-    tr = _rounds_run(algorithm, replicates, seed, backend, ROUNDS_T, N, extra_aggregation)
-    alg3 = _rounds_run("fednest", replicates, seed, backend, ROUNDS_T, N)
-    drawn = np.asarray(alg3.extras["truncation"], dtype=float)          # (epochs, R)
-    executed = float(np.mean(ROUNDS_EXECUTED.subs(T_sym, ROUNDS_T).subs(Np_sym, 0) + drawn))
+    return _fednest_rounds(ROUNDS_T, N, replicates, seed, backend, extra_aggregation,
+                           algorithm)
+
+
+def fednest_rounds_vs_T(T, replicates, seed, backend="numpy", *, extra_aggregation=False,
+                        inner_solver=None):
+    """:func:`fednest_rounds` with ``T`` FedInn calls swept at ``N = 4`` (``inner_solver=
+    "sgd"``: FedAvg's one-round inner step in place of FedSVRG's two, a mutant)."""
+    return _fednest_rounds(T, ROUNDS_N, replicates, seed, backend, extra_aggregation,
+                           "fednest_released", inner_solver)
+
+
+def _lfednest_rounds(T, N, replicates, seed, backend, extra_aggregation, algorithm):
+    T, N = int(T), int(N)
+    tr = _rounds_run(algorithm, replicates, seed, backend, T, N, extra_aggregation)
+    pred = rates.law_for("fednest.rounds_lfednest", "exact", subs={"T": T}).value
     return {"value": per_replicate(tr.ledger.totals()["rounds"] / ROUNDS_EPOCHS, replicates),
-            "predicted": per_replicate(float(ROUNDS_OFFICIAL.subs({rates.BOUNDS[
-                "fednest.rounds_fednest"].symbol("T"): ROUNDS_T, rates.BOUNDS[
-                "fednest.rounds_fednest"].symbol("N"): N})), replicates),
-            "alg3": per_replicate(alg3.ledger.totals()["rounds"] / ROUNDS_EPOCHS, replicates),
-            "alg3_executed": per_replicate(executed, replicates),
-            "alg3_mean": per_replicate(float(ROUNDS_MEAN.subs({T_sym: ROUNDS_T, N_sym: N})),
-                                       replicates),
-            "diverged": tr.diverged}
+            "predicted": per_replicate(pred, replicates), "diverged": tr.diverged}
 
 
 def lfednest_rounds(T, replicates, seed, backend="numpy", *, extra_aggregation=False):
     """Rounds per LFedNest epoch from the ledger's events (``T`` swept, ``N = 4``)."""
-    T = int(T)
-    tr = _rounds_run("lfednest", replicates, seed, backend, T, ROUNDS_N, extra_aggregation)
-    pred = rates.law_for("fednest.rounds_lfednest", "exact", subs={"T": T}).value
-    return {"value": per_replicate(tr.ledger.totals()["rounds"] / ROUNDS_EPOCHS, replicates),
-            "predicted": per_replicate(pred, replicates), "diverged": tr.diverged}
+    return _lfednest_rounds(T, ROUNDS_N, replicates, seed, backend, extra_aggregation,
+                            "lfednest")
+
+
+def lfednest_rounds_vs_N(N, replicates, seed, backend="numpy", *, algorithm="lfednest"):
+    """Rounds per LFedNest epoch from the ledger's events (``N`` swept, ``T = 3``).
+    ``algorithm="fednest_sgd"``: FedOut's aggregated FedIHGP in place of LFedOut's local
+    IHGP (a mutant)."""
+    return _lfednest_rounds(ROUNDS_T, N, replicates, seed, backend, False, algorithm)
 
 
 def _fednest_rounds_law() -> Law:
@@ -164,4 +203,45 @@ CLAIMS = [
         conditions_note=ROUNDS_NOTE,
         touches=("FEDNEST-I2",),
         mutants=(EXTRA_AGGREGATION,)),
+    P.claim(
+        "rounds_per_epoch_vs_T",
+        source=P.cite("§2.6 (\"Each FedNest epoch k requires 2T+N+3 communication rounds as "
+                      "follows: 2T rounds for SVRG of FedInn, N iterations for inverse Hessian "
+                      "approximation within FedIHGP and 3 additional aggregations\")"),
+        statement=r"\mathrm{rounds\ per\ FedNest\ epoch} = 2T + N + 3\ (T\ \mathrm{FedInn"
+                  r"\ calls})",
+        kind="exact", variable="T", quantity=r"\mathrm{rounds\ per\ epoch}",
+        measure=fednest_rounds_vs_T, role="confirmation",
+        grid=per_budget([1, 2, 5, 10], [1, 2, 3, 5, 8, 10, 20], [1, 2, 3, 5, 8, 10, 20, 40]),
+        replicates=per_budget(8, 8, 8),
+        law=_fednest_rounds_law(), tolerance=1e-9, scale="linear",
+        schedule="As fednest.rounds_per_epoch with T swept and N = 4 Neumann iterations "
+                 "executed every epoch (fednest_released), τ = 2, |S| = 4 of 10; the ledger "
+                 "counts the aggregations executed over 4 epochs; Alg. 3's FedNest is measured "
+                 "beside it ('alg3', 'alg3_executed', 'alg3_mean').",
+        conditions_note=ROUNDS_NOTE,
+        touches=("FEDNEST-R1",),
+        mutants=(Mutant("fedavg_inner", "FedAvg's inner step (one aggregation of ∇_y g_i per "
+                        "step) in place of FedInn's FedSVRG (the control variate's aggregation, "
+                        "then the local steps' average): T + N + 3 rounds, the slope in T "
+                        "halved", {"inner_solver": "sgd"}, kind="communication"),)),
+    PL.claim(
+        "rounds_per_epoch_vs_N",
+        source=P.cite("§2.6 Light-FedNest (\"reduces the number of rounds to T + 1, saving "
+                      "T + N + 2 rounds\")"),
+        statement=r"\mathrm{rounds\ per\ LFedNest\ epoch} = T + 1\ \mathrm{for\ every}\ N",
+        kind="exact", variable="N", quantity=r"\mathrm{rounds\ per\ epoch}",
+        measure=lfednest_rounds_vs_N, role="confirmation",
+        grid=per_budget([1, 2, 5, 10], [1, 2, 3, 5, 8, 10, 20], [1, 2, 3, 5, 8, 10, 20, 40]),
+        replicates=per_budget(2, 2, 2),
+        law=_count_law("fednest.rounds_lfednest"), tolerance=1e-9, scale="linear",
+        schedule="N swept (LFedOut's local IHGP, N Neumann steps on each client), T = 3 "
+                 "(FedAvg inner loop, 1 round per call), τ = 2, |S| = 4 of 10; the ledger "
+                 "counts the aggregations executed over 4 epochs.",
+        conditions_note=ROUNDS_NOTE,
+        touches=("FEDNEST-I2",),
+        mutants=(Mutant("global_ihgp", "FedOut's FedIHGP (one aggregation per Neumann step "
+                        "executed, plus p₀'s) in place of LFedOut's local IHGP: T + N' + 3 "
+                        "rounds, growing with N", {"algorithm": "fednest_sgd"},
+                        kind="communication"),)),
 ]

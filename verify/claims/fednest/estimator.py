@@ -48,7 +48,9 @@ def _ihgp_problem():
 def ihgp_bias(N, replicates, seed, backend="numpy"):
     """``⟨A⁻¹∇_y f − p_{N'}, w⟩`` averaged over ``IHGP_DRAWS`` independent FedIHGP calls
     (Alg. 3: random ``N'``, ``|S_n| = 5`` of 20 clients, noise-free) per replicate; its mean is
-    ``‖A⁻¹ − E[Ĥ_y]‖ = ((κ_g−1)/κ_g)^N/μ_g`` (Lemma 2.2's bound, attained on this instance)."""
+    ``‖A⁻¹ − E[Ĥ_y]‖ = ((κ_g−1)/κ_g)^N/μ_g`` (Lemma 2.2's bound, attained on this instance);
+    ``hvp_calls``: Hessian-vector products per call (the oracle counts per call, summed over
+    the sampled clients; the mean over the calls)."""
     prob, w, y_w, w_Ainv_w, _ = _ihgp_problem()
     N = int(N)
     n = replicates * IHGP_DRAWS
@@ -62,7 +64,7 @@ def ihgp_bias(N, replicates, seed, backend="numpy"):
     value = (w_Ainv_w - p @ w).reshape(replicates, IHGP_DRAWS).mean(axis=1)
     rho = (c["kappa_g"] - 1.0) / c["kappa_g"]
     return {"value": value, "lemma_bound": per_replicate(rho ** N / c["mu_g"], replicates),
-            "hvp_calls": per_replicate(ctx.oracle.counter.hvp / n, replicates)}
+            "hvp_calls": per_replicate(ctx.oracle.counter.hvp, replicates)}
 
 
 def released_closed_form(prob, v, N: int, scale: float) -> np.ndarray:
@@ -110,7 +112,11 @@ def indirect_bias(N, replicates, seed, backend="numpy", *, lip: str = "ell_f1"):
     ``(1/ℓ)Σ_{k<N}(1 − a/ℓ)^k ∇_y f`` (``ihgp(truncation="full")``, exact), so the value is
     deterministic.  ``bound``: eq. (15)'s ``b = κ_g ℓ_{f,1}((κ_g−1)/κ_g)^N`` (``lip="ell_f0"``:
     with ``ℓ_{f,0}``, the repair, a mutant)."""
-    prob = scalar_problem(**TIGHT)
+    return _indirect_bias(scalar_problem(**TIGHT), N, replicates, seed, backend, lip)
+
+
+def _indirect_bias(prob, N, replicates, seed, backend, lip):
+    """:func:`indirect_bias` on the scalar instance ``prob`` (``scalar_problem(a, b)``)."""
     c, N = prob.constants, int(N)
     ctx = make_context(prob, 1, seed, backend)
     xp = ctx.xp
@@ -169,7 +175,12 @@ def ihgp_deviation(N, replicates, seed, backend="numpy", *, scale_factor=1.0, co
     1/N``, the largest value over κ_g for every ``N ≥ 2`` (:func:`deviation_closed_form`).
     ``bound``: ``constant/μ_g`` (Lemma: 2).  ``scale_factor`` multiplies the Neumann scale
     ``ℓ_{g,1}`` (a mutant); ``hessian_noise``: ``σ_{g,2}`` of Rademacher Hessian samples."""
-    prob = _deviation_problem(hessian_noise)
+    return _deviation(_deviation_problem(hessian_noise), N, replicates, seed, backend,
+                      scale_factor, constant, hessian_noise)
+
+
+def _deviation(prob, N, replicates, seed, backend, scale_factor, constant, hessian_noise):
+    """:func:`ihgp_deviation` on the scalar instance ``prob`` (``g = ½ay² − bxy``, ``f = qy``)."""
     c, N, n = prob.constants, int(N), replicates * DEV_DRAWS
     ctx = make_context(prob, n, seed, backend)
     xp = ctx.xp
@@ -189,21 +200,27 @@ def _ihgp_law() -> Law:
     return law("fednest.lemma22_bias", "log_ratio", "N", subs={"kappa_g": c["kappa_g"]})
 
 
-def _indirect_conditions() -> tuple[Condition, ...]:
-    """Eq. (15)'s hypotheses on ``fednest.indirect_bias_bound``'s scalar instance: Lemma
-    2.2's, and A1's Lipschitz constants of ``f`` (``ℓ_{f,1} = 0``, ``ℓ_{f,0} = |q|``: ``f`` is
-    linear), computed from its closed form."""
-    prob = scalar_problem(**TIGHT)
-    C, c = prob.host.closed_form, prob.constants
+def _f_norms(prob) -> tuple[float, float]:
+    """``(‖∇²f‖, ‖∇f‖)`` of a scalar instance's upper level at :data:`SCALAR_POINT`."""
+    C = prob.host.closed_form
     hess_f = np.block([[C.P, C.R], [C.R.T, C.S]])
     x, y = SCALAR_POINT
     grad_f = np.concatenate([x @ C.P + y @ C.R.T + C.p, x @ C.R + y @ C.S + C.q])
-    return (*_lemma22_conditions(lambda x: prob),
+    return float(np.linalg.norm(hess_f, 2)), float(np.linalg.norm(grad_f))
+
+
+def _indirect_conditions(prob_of=lambda x: scalar_problem(**TIGHT)) -> tuple[Condition, ...]:
+    """Eq. (15)'s hypotheses on the scalar instance ``prob_of(x)`` (default
+    ``fednest.indirect_bias_bound``'s): Lemma 2.2's, and A1's Lipschitz constants of ``f``
+    (``ℓ_{f,1} = 0``, ``ℓ_{f,0} = |q|``: ``f`` is linear), computed from its closed form."""
+    return (*_lemma22_conditions(prob_of),
             Condition("∇f_i is ℓ_{f,1}-Lipschitz (Assumption A1)",
-                      float(np.linalg.norm(hess_f, 2)), c["ell_f1"],
+                      lambda x: _f_norms(prob_of(x))[0],
+                      lambda x: prob_of(x).constants["ell_f1"],
                       note="‖∇²f‖ of the linear f = qy: 0, so ℓ_{f,1} = 0 satisfies A1"),
             Condition("f_i is ℓ_{f,0}-Lipschitz, ‖∇f_i‖ ≤ ℓ_{f,0} (Assumption A1)",
-                      float(np.linalg.norm(grad_f)), c["ell_f0"],
+                      lambda x: _f_norms(prob_of(x))[1],
+                      lambda x: prob_of(x).constants["ell_f0"],
                       note="∇f = (0, q) is the same at every point"))
 
 

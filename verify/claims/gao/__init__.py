@@ -11,12 +11,13 @@ One module per family of results, in the catalogue's order:
 * :mod:`.floor`: Cor 1 / Cor 2 on heterogeneous devices (findings, GAO-R3);
 * :mod:`.comparison`: Remark 4, LocalBSGVRM's communication against LocalBSGM's;
 * :mod:`.kappa`: the κ-dependence of Cor 1 / Cor 2;
+* :mod:`.oracle`: the Hessian-vector complexity of Remarks 2 and 4 in κ;
 * :mod:`.limit`: Thm 1 inside its own step conditions on heterogeneous devices, as T → ∞;
 
 and :mod:`.common` for the instances, schedules, runs and hypotheses they share.
 """
 
-from . import comparison, complexity, floor, kappa, limit, truncation
+from . import comparison, complexity, floor, kappa, limit, oracle, truncation
 from .common import (
     DEVICES,
     K_DESIGN,
@@ -55,7 +56,7 @@ from .truncation import (
 )
 
 CLAIMS = [*truncation.CLAIMS, *complexity.CLAIMS, *floor.CLAIMS, *comparison.CLAIMS,
-          *kappa.CLAIMS, *limit.CLAIMS]
+          *kappa.CLAIMS, *oracle.CLAIMS, *limit.CLAIMS]
 
 __all__ = [
     "CLAIMS", "DEVICES", "KV_DESIGN", "K_DESIGN", "LAW_M_C", "LAW_M_T", "LAW_NEUMANN",

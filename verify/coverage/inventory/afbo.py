@@ -16,7 +16,7 @@ _OTHERS = ("compares with SDBO, ADBO and Prometheus on MNIST and Covertype accur
 RESULTS = (
     Result("afbo.thm4.1.b", "theorem", "Thm 4.1 (b), Alg. 2 APHE with U = m",
            r"b = \kappa_g l_{f,1}(1 - 1/\kappa_g)^N,\ N = U = m", ("N", "κ"),
-           claims=("afbo.aphe_bias", "afbo.aphe_bias_series")),
+           claims=("afbo.aphe_bias", "afbo.aphe_bias_series", "afbo.aphe_bias_vs_kappa")),
     Result("afbo.lemma4.1", "lemma", "Lemma 4.1, §IV.C",
            r"\mathbb{E}f(x^{t+1}) - \mathbb{E}f(x^t) \le (L_f\eta_t^2 - \frac{\eta_t}{2})"
            r"\mathbb{E}\|\bar H\|^2 - \frac{\eta_t}{2}\|\nabla f(x^t)\|^2 + \eta_tM_f^2\mathbb{E}"
@@ -121,6 +121,6 @@ RESULTS = (
 #: excess mean delay.  The APHE claims sweep ``m`` as the series length ``U = m`` (``N``).
 INVENTORY = Inventory(
     key="afbo", paper="AFBO", citation="Li, Zhu, Gong, Mao & Zhou, WiOpt 2024",
-    notation={"T": "T", "m": "n", r"\bar\tau - 1": "delay"},
+    notation={"T": "T", "m": "n", r"\bar\tau - 1": "delay", r"\kappa_g": "κ"},
     claim_sweeps={"afbo.aphe_bias": "N", "afbo.aphe_bias_series": "N"},
     results=RESULTS)

@@ -26,7 +26,8 @@ RESULTS = (
            r"\|\bar{\mathcal H}(x^k, y^{k+1}) - \bar\nabla f(x^k, y^{k+1})\| \le b,\quad "
            r"b = \kappa_g\ell_{f,1}((\kappa_g - 1)/\kappa_g)^N", ("N", "κ"),
            claims=("fedmbo.phe_bias_vs_N", "fedmbo.phe_bias_bound_stated",
-                   "fedmbo.phe_bias_bound_linear", "fedmbo.phe_bias_bound_proof")),
+                   "fedmbo.phe_bias_bound_linear", "fedmbo.phe_bias_bound_proof",
+                   "fedmbo.phe_bias_bound_vs_kappa")),
     Result("fedmbo.prop2.variance", "proposition", "Prop. 2 (variance)",
            r"\mathbb{E}\|\mathcal H_i - \bar{\mathcal H}\|^2 \le \tilde\sigma_f^2 = "
            r"O(\kappa_g^2)", ("N", "κ"),

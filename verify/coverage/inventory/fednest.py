@@ -26,21 +26,23 @@ RESULTS = (
            claims=("fednest.ihgp_bias_vs_N", "fednest.released_bias_vs_N")),
     Result("fednest.lemma2.2.moment", "lemma", "Lemma 2.2, eq. (14)",
            r"\mathbb{E}_{\mathcal W}\|[\nabla^2_y g]^{-1} - \hat H_y\| \le 2/\mu_g", ("N", "κ"),
-           claims=("fednest.ihgp_deviation_bound", "fednest.ihgp_deviation_noisy")),
+           claims=("fednest.ihgp_deviation_bound", "fednest.ihgp_deviation_noisy",
+                   "fednest.ihgp_deviation_vs_kappa")),
     Result("fednest.lemma2.2.b", "lemma", "Lemma 2.2, eq. (15)",
            r"\|\mathbb{E}_{\mathcal W}[h_i^I(x,y)] - \bar\nabla^I f_i(x,y)\| \le b,\quad "
            r"b = \kappa_g\ell_{f,1}((\kappa_g-1)/\kappa_g)^N", ("N", "κ"),
-           claims=("fednest.indirect_bias_bound",)),
+           claims=("fednest.indirect_bias_bound", "fednest.indirect_bias_vs_kappa")),
     Result("fednest.sec2.5", "section", "§1 (contributions) and §2.5 (FedInn vs FedAvg)",
            "the variance reduction of FedInn enables robustness in the sense that local models "
            "converge to the globally optimal inner model despite client drift/heterogeneity "
            "unlike FedAvg", ("δ",), claims=("fednest.fedinn_vs_fedavg",)),
     Result("fednest.sec2.6.rounds", "section", "§2.6 (rounds per epoch)",
            "each FedNest epoch k requires 2T + N + 3 communication rounds", ("K", "N"),
-           claims=("fednest.rounds_per_epoch",)),
+           claims=("fednest.rounds_per_epoch", "fednest.rounds_per_epoch_vs_T")),
     Result("fednest.sec2.6.lfednest_rounds", "section", "§2.6 (Light-FedNest)",
            "LFedNest ... reduces the number of rounds to T + 1, saving T + N + 2 rounds",
-           ("K", "N"), claims=("lfednest.rounds_per_epoch",)),
+           ("K", "N"),
+           claims=("lfednest.rounds_per_epoch", "lfednest.rounds_per_epoch_vs_N")),
     Result("fednest.thm3.1", "theorem", "Thm 3.1",
            r"\frac1K\sum_k\mathbb{E}\|\nabla f(x^k)\|^2 = O\Big(\frac{\bar\alpha\max(\sigma_"
            r"{g,1}^2, \sigma_{g,2}^2, \sigma_f^2)}{\sqrt K} + \frac{1}{\min(\bar\alpha_1, "
@@ -119,5 +121,5 @@ INVENTORY = Inventory(
     key="fednest", paper="FedNest 2022",
     citation="Tarzanagh, Li, Thrampoulidis & Oymak, ICML 2022 (arXiv:2205.02215)",
     notation={"K": "T", "k": "T", "T": "K", "N": "N", "h": "δ", "alpha_bar": "η",
-              r"\tau": "τ"},
+              r"\tau": "τ", r"\kappa_g": "κ"},
     results=RESULTS)

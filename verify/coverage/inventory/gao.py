@@ -24,6 +24,15 @@ _KAPPA_VR_SWEPT = ("κ is swept by gao.kappa_localbsgvrm_iterations (κ = 2.5–
                    "Thm 2's noise and truncation terms only: whether κ³ iterations suffice "
                    "from a far start needs Thm 2's own step constants (ρ₂ ≤ μ/19720), "
                    "10⁵–10⁶ iterations per sweep point (GAO-R7), out of reach on this machine")
+_ROUNDS_KAPPA = ("; the period p = O(1/(Kε^{1/2})) of the corollaries has no κ, so the κ-sweep "
+                 "runs at one p (2): its T(κ) iterations, with the corollary's κ-power, are "
+                 "T(κ)/p communication rounds with the same power, counted by the ledger "
+                 "('rounds' metric)")
+_HVP = ("κ is swept by gao.hvp_per_estimate_vs_kappa (a finding: the HVPs per estimate that "
+        "the bias needs grow like κ, so the HVP count of the corollaries' schedules has one "
+        "power of κ more than stated, GAO-R10); ε and n are not swept by a count of oracle "
+        "calls: the ε- and n-claims test the iterations, and a count of gradient calls per "
+        "device equal to T would only restate the schedule")
 _KAPPA_VR = ("the κ³ of T = O(κ³/(Kε^{3/2})) comes from Thm 2's step constants (ρ₁ = O(1/κ²), "
              "ρ₂ ≤ μ/19720, Remark 3): at those constants one sweep point needs 10⁵–10⁶ "
              "iterations (GAO-R7), out of reach on this machine")
@@ -65,10 +74,14 @@ RESULTS = (
            "complexity)",
            r"\text{gradient, JVP: } O(\kappa^5/(K\epsilon^2));\ \text{HVP: } "
            r"\tilde O(\kappa^5/(K\epsilon^2))", ("ε", "n", "κ"), headline=True,
-           reason=_KAPPA),
+           claims=("gao.hvp_per_estimate_vs_kappa",),
+           reason=_HVP),
     Result("gao.rem2.communication", "remark", "Remark 2 (communication complexity)",
            r"T/p = O(\kappa^5/\epsilon^{3/2})", ("ε", "κ"), headline=True,
-           claims=("gao.localbsgm_communication_vs_epsilon",), reason=_KAPPA),
+           claims=("gao.localbsgm_communication_vs_epsilon", "gao.kappa_localbsgm_iterations"),
+           sweeps={"gao.localbsgm_communication_vs_epsilon": "ε",
+                   "gao.kappa_localbsgm_iterations": "κ"},
+           reason=_KAPPA_SWEPT + _ROUNDS_KAPPA),
     Result("gao.rem2.single_machine", "remark", "Remark 2 (K = 1)",
            "when K = 1, these complexities can match those of the algorithms for the "
            "single-machine setting without variance reduction", ("n",), checkable=False,
@@ -101,10 +114,15 @@ RESULTS = (
            "complexity)",
            r"\text{gradient, JVP: } O(\kappa^3/(K\epsilon^{3/2}));\ \text{HVP: } "
            r"\tilde O(\kappa^3/(K\epsilon^{3/2}))", ("ε", "n", "κ"), headline=True,
-           reason=_KAPPA_VR),
+           claims=("gao.hvp_per_estimate_vs_kappa",),
+           reason=_HVP),
     Result("gao.rem4.communication", "remark", "Remark 4 (communication complexity)",
            r"T/p = O(\kappa^3/\epsilon)", ("ε", "κ"), headline=True,
-           claims=("gao.localbsgvrm_communication_vs_epsilon",), reason=_KAPPA_VR),
+           claims=("gao.localbsgvrm_communication_vs_epsilon",
+                   "gao.kappa_localbsgvrm_iterations"),
+           sweeps={"gao.localbsgvrm_communication_vs_epsilon": "ε",
+                   "gao.kappa_localbsgvrm_iterations": "κ"},
+           reason=_KAPPA_VR_SWEPT + _ROUNDS_KAPPA),
     Result("gao.rem4.vs_alg1", "remark", "Remark 4 and Cor 2 (comparison with Alg. 1)",
            r"\text{LocalBSGVRM: } T/p = O(\kappa^3/\epsilon)\ \text{vs LocalBSGM: } "
            r"O(\kappa^5/\epsilon^{3/2})", ("ε", "κ"), headline=True,
@@ -120,5 +138,6 @@ RESULTS = (
 #: along Cor 1/2's schedule (``T(ε)/p(ε)``: the sweep walks ε), ``1/ε`` target accuracy.
 INVENTORY = Inventory(
     key="gao", paper="Gao 2022", citation="Gao, arXiv preprint 2022 (arXiv:2204.13299)",
-    notation={"T": "T", "K": "n", "Q": "N", "T/p": "ε", r"1/\epsilon": "ε"},
+    notation={"T": "T", "K": "n", "Q": "N", "T/p": "ε", r"1/\epsilon": "ε",
+              r"\kappa": "κ"},
     results=RESULTS)
