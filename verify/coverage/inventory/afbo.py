@@ -21,51 +21,80 @@ RESULTS = (
            r"\mathbb{E}f(x^{t+1}) - \mathbb{E}f(x^t) \le (L_f\eta_t^2 - \frac{\eta_t}{2})"
            r"\mathbb{E}\|\bar H\|^2 - \frac{\eta_t}{2}\|\nabla f(x^t)\|^2 + \eta_tM_f^2\mathbb{E}"
            r"\|y^{t+1} - y^*(x^t)\|^2 + \eta_tb^2 + \frac{3L_f\eta_t^2}{m}(\hat D_f\sum_i"
-           r"\tau_i^t + \hat\sigma_f + 4\hat D_f)", ("η", "delay", "n")),
+           r"\tau_i^t + \hat\sigma_f + 4\hat D_f)", ("η", "delay", "n"),
+           reason="a one-step inequality inside Thm 4.1's proof, in D̂_f and σ̂_f, which the text "
+                  "leaves as bounds on unspecified moments: no claim; the claims test the theorem it "
+                  "feeds (afbo.strongly_convex_rate_theorem, afbo.staleness_floor_vs_delay)"),
     Result("afbo.lemma4.2", "lemma", "Lemma 4.2, §IV.C",
            r"\mathbb{E}\|y^{t+1} - y^*(x^t)\|^2 \le 4(\sigma_g^2 + \sigma_{g,1}^2)\sum_k"
            r"\beta_{t,k}^2 + \prod_k(1 - \beta_{t,k}\mu_g)\mathbb{E}\|y^t - y^*(x^t)\|^2",
-           ("K", "η")),
+           ("K", "η"),
+           reason="the inner loop's tracking inequality, explicit and checkable as FedMBO's Lemma 5 is "
+                  "(fedmbo.inner_loop_lemma5: K inner steps from a given y^t, both sides measured); no "
+                  "AFBO claim is built yet"),
     Result("afbo.thm4.1a", "theorem", "Thm 4.1(a) (strongly convex), §IV",
            r"\mathbb{E}[V^T] = (1 - \eta_t\mu_f)^T\mathbb{E}[V^0] + C\frac{1 - (1 - \eta_t"
            r"\mu_f)^{T-1}}{\eta_t\mu_f},\ C = \frac{2\eta_t}{\mu_f}b^2 + \frac{6\eta_t^2}{m}"
            r"(\hat D_f\sum_i\tau_i^t + \dots) + \dots + \frac{4L_fU_2(\sigma_g^2 + "
            r"\sigma_{g,1}^2)}{m\mu_fE^t}\sum_k\beta_{t,k}^2 + \dots",
            ("T", "η", "delay", "n", "N", "τ"), headline=True,
-           claims=("afbo.strongly_convex_rate_theorem", "afbo.heterogeneous_local_iterations")),
+           claims=("afbo.strongly_convex_rate_theorem", "afbo.heterogeneous_local_iterations"),
+           reason="tested in T at Cor 4.1's schedule; η, delay, m, N and τ enter through C, whose D̂_f,"
+                  " σ̂_f and U₂ the text does not pin down, so a sweep in any of them has no explicit "
+                  "law to hold the measurement to; not built"),
     Result("afbo.thm4.1b", "theorem", "Thm 4.1(b) (nonconvex), §IV",
            r"\frac1T\sum_t\mathbb{E}\|\nabla f(x^t)\|^2 \le \frac{2}{\bar\eta T}[\mathbb{E}W^0"
            r" - \mathbb{E}W^*] + b^2 + \dots + \frac{1}{\bar\eta T}\sum_t(\sum_{i=1}^m"
            r"\tau_i^t + 4)\frac{3L_f\eta_t^2\hat D_f}{m}",
            ("T", "η", "delay", "n", "N", "K"), headline=True,
-           claims=("afbo.staleness_floor_vs_delay",)),
+           claims=("afbo.staleness_floor_vs_delay", "afbo.nonconvex_rate_T"),
+           reason="tested in the delay (afbo.staleness_floor_vs_delay, with the theorem's whole right-"
+                  "hand side stored as its metric thm41b_bound) and in T at Cor 4.1's schedule "
+                  "(afbo.nonconvex_rate_T); η, m, N and K at a fixed T are not swept"),
     Result("afbo.thm4.1b.sync", "remark", "Remark 2 (synchronous case of Thm 4.1(b))",
            r"\tau_i^t = 1: \frac{1}{\bar\eta T}\sum_t\frac{3(m+4)L_f\eta_t^2}{m}\hat D_f,"
-           r"\ \text{which matches previous works}", ("n", "η")),
+           r"\ \text{which matches previous works}", ("n", "η"),
+           reason="the synchronous term (m + 4)/m: afbo.linear_speedup_m_sync fits the m-part of the "
+                  "synchronous runs at each T (a finding) but sweeps T, not m or η apart from the "
+                  "schedule; a sweep of the term at a fixed η is not built"),
     Result("afbo.rem1.vanishing", "remark", "Remark 1 (strongly convex)",
            "a vanishing term that decreases and goes to 0 as the number of rounds T increases, "
            "and the non-vanishing term ... all components are controlled by stepsize (η_t), "
            "which means it is unbiased", ("T", "η"),
-           claims=("afbo.no_bias_bounded_delays", "afbo.strongly_convex_floor")),
+           claims=("afbo.no_bias_bounded_delays", "afbo.strongly_convex_floor"),
+           reason="T is covered (the floor vanishes with T under bounded delays); a sweep of the "
+                  "constant step η showing the non-vanishing term ∝ η is not built"),
     Result("afbo.rem1.terms", "remark", "Remark 1 (nonconvex)",
            "the first non-vanishing term depends on the Hessian inverse approximation accuracy "
            "... the third non-vanishing term depends on SGD variances (σ̂_f) and the total "
-           "number of clients (m)", ("N", "σ", "n")),
+           "number of clients (m)", ("N", "σ", "n"),
+           reason="a qualitative attribution of the bound's terms to N, σ̂_f and m; the N-term is "
+                  "APHE's bias (afbo.aphe_bias, in the b of another result); sweeps of σ and m at fixed"
+                  " T and η are not built"),
     Result("afbo.rem2.delay", "remark", "Remark 2 (delay)",
            "the upper bound of the convergence rate is increasing as the average outer loop "
            "delay for all rounds and all clients increases ... only the last term involves the "
            "asynchronous delay", ("delay",), claims=("afbo.staleness_floor_vs_delay",)),
     Result("afbo.rem2.inner", "remark", "Remark 2 (inner loops)",
            "if we run more inner loops, then the error of the first term will decrease",
-           ("K",)),
+           ("K",),
+           reason="a monotonicity statement about the bound's first term in K; the inner loop's error "
+                  "is Lemma 4.2's (not built either); no claim sweeps K at fixed T and η"),
     Result("afbo.rem2.clients", "remark", "Remark 2 (clients)",
            "this error term ... increases as the SGD variance increases and decreases as the "
-           "total number of clients increases", ("n", "σ")),
+           "total number of clients increases", ("n", "σ"),
+           reason="a monotonicity statement in m and σ of the variance term at fixed η; the "
+                  "m-dependence at Cor 4.1's coupled schedule η ∝ √(m/T) is afbo.linear_speedup_m's "
+                  "subject (variable T); a sweep at fixed η is not built"),
     Result("afbo.rem2.heterogeneity", "remark", "Remark 2 (heterogeneity)",
-           "the lower non-IID heterogeneity can decrease the error bound of this term", ("δ",)),
+           "the lower non-IID heterogeneity can decrease the error bound of this term", ("δ",),
+           reason="a monotonicity statement in the clients' heterogeneity; the instances have a "
+                  "heterogeneity knob, but no AFBO claim sweeps it"),
     Result("afbo.rem2.step", "remark", "Remark 2 (step size under delay)",
            "when the asynchronous delay (τ_i^t) increases, we need to choose a smaller step size "
-           "to keep a similar convergence bound", ("delay", "η")),
+           "to keep a similar convergence bound", ("delay", "η"),
+           reason="a design advice (smaller η for larger delays) rather than a bound; testable as 'the "
+                  "floor at delay τ̄ and step η/τ̄ stays at the synchronous floor', not built"),
     Result("afbo.cor4.1.sc", "corollary", "Cor 4.1 (strongly convex)",
            r"K^t\beta_t^2 \le 1/T,\ N = O(\log T),\ \eta_t = \sqrt{1/T} \Rightarrow "
            r"\mathbb{E}\|x^t - x^*\|^2 = O(1/T)", ("T",), headline=True,
@@ -78,18 +107,28 @@ RESULTS = (
            r"O\Big(\frac{1}{\sqrt{mT}} + \frac{1}{m\sqrt{mT}} + \frac1T\Big)", ("T", "n"),
            headline=True,
            claims=("afbo.nonconvex_rate_T", "afbo.linear_speedup_m",
-                   "afbo.linear_speedup_m_sync")),
+                   "afbo.linear_speedup_m_sync"),
+           reason="T is swept at m = 4 (afbo.nonconvex_rate_T); the m-dependence is fitted at each T by"
+                  " the speedup claims (variable T), whose finding is that the m-independent part does "
+                  "not decay as O(1/T): no claim sweeps m itself"),
     Result("afbo.rem3", "remark", "Remark 3",
            "to achieve an ε-optimal solution for both the lower-level and upper-level problems "
            "for the convex case, the sample complexity of AFBO is O(ε⁻²)", ("ε",),
-           headline=True),
+           headline=True,
+           reason="the sample complexity O(ε⁻²) of the strongly convex case is Cor 4.1's O(1/T) with "
+                  "O(1) samples per round; the T-claims test the rate (afbo.strongly_convex_rate*), but"
+                  " none sweeps ε"),
     Result("afbo.rem4.speedup", "remark", "Remark 4 (linear speedup)",
            "the major term in the upper bound O(1/√(mT)), which shows it achieves a linear "
            "speedup", ("n", "T"), headline=True,
-           claims=("afbo.linear_speedup_m", "afbo.linear_speedup_m_sync")),
+           claims=("afbo.linear_speedup_m", "afbo.linear_speedup_m_sync"),
+           reason="as afbo.cor4.1.nc: the speedup claims sweep T and fit m at each T"),
     Result("afbo.rem4.vs_fednest", "remark", "Remark 4 (comparison with FedNest)",
            "compared with FedNest, our complexity has the same dependence on ε, but a better "
-           "dependence on m due to the linear speedup", ("n", "ε"), headline=True),
+           "dependence on m due to the linear speedup", ("n", "ε"), headline=True,
+           reason="a comparison of the two papers' upper bounds (ε⁻² for both, 1/m for AFBO only); each"
+                  " bound is tested by its own claims (fednest.bilevel_rate in K, the AFBO speedup "
+                  "claims), and runs cannot compare worst-case bounds: not built"),
     Result("afbo.rem4.matches", "remark", "Remark 4 (comparison with asynchronous FL)",
            "asynchronous FL algorithms under the non-convex setting can achieve a convergence "
            "rate of O(1/√T) (e.g., AFA-CD); as our asynchronous algorithm can reach O(1/√(mT)), "
@@ -97,20 +136,30 @@ RESULTS = (
            why_not="a comparison with other papers' rates (AFA-CD), not a property of a run"),
     Result("afbo.table1", "table", "Table I",
            r"\text{AFBO: asynchronous outer and inner loops, convergence rate } "
-           r"O(\epsilon^{-2}n^{-1}),\ \text{linear speedup}", ("ε", "n")),
+           r"O(\epsilon^{-2}n^{-1}),\ \text{linear speedup}", ("ε", "n"),
+           reason="the table restates Cor 4.1 (O(ε⁻²n⁻¹), linear speedup); its ε and n are those of "
+                  "afbo.cor4.1.nc, which sweeps neither"),
     Result("afbo.fig1_3", "figure", "§V.A–B, Figs. 1–3",
            "AFBO achieves the best performance among all the schemes", ("T",),
            checkable=False, why_not=_OTHERS),
     Result("afbo.fig4", "figure", "§V.B, Fig. 4 (stragglers)",
            "at most five stragglers whose mean delay is five times the normal clients' ... "
-           "[AFBO keeps its performance]", ("delay",)),
+           "[AFBO keeps its performance]", ("delay",),
+           reason="a figure statement about stragglers (five clients with five times the mean delay); "
+                  "the toolkit has the straggler and heavy-tailed delay models "
+                  "(afbo.no_bias_bounded_delays runs stragglers at one delay), but no claim sweeps the "
+                  "stragglers' delay"),
     Result("afbo.fig5_6.inner_delay", "figure", "§V.C, Figs. 5–6",
            "all algorithms except AFBO suffer an obvious convergence degeneration as there "
            "exists an inner loop asynchronous delay; synchronous algorithms (e.g. FedNest) "
-           "degenerate more than AFBO", ("delay",)),
+           "degenerate more than AFBO", ("delay",),
+           reason="a figure statement about an inner-loop delay, which the implementation does not "
+                  "model (its delays are the outer loop's, Assumption 4.6)"),
     Result("afbo.fig5.non_iid", "figure", "§V.C, Fig. 5",
            "convergence degeneration is much more obvious in the non-IID MNIST dataset than in "
-           "the IID MNIST dataset", ("delay", "δ")),
+           "the IID MNIST dataset", ("delay", "δ"),
+           reason="a figure statement comparing the degeneration with and without non-IID data; both "
+                  "knobs exist (delay models, heterogeneity), no claim crosses them"),
     Result("afbo.fig7_8", "figure", "§V.D, Figs. 7–8",
            "AFL performs worse in FBO tasks ... the convergence rates and speeds of AFBO and "
            "AFL are similar", ("T",), checkable=False,

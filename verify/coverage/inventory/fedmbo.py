@@ -21,7 +21,11 @@ RESULTS = (
     Result("fedmbo.eq5", "section", "§3.2, eq. (5)",
            r"\|[\nabla^2_{yy}g]^{-1} - \mathbb{E}[\frac{N}{\ell_{g,1}}\prod_{n=1}^{N'}(I - "
            r"\nabla^2_{yy}g(\cdot;\zeta^n)/\ell_{g,1})]\| \le \frac{1}{\mu_g}(1 - "
-           r"\mu_g/\ell_{g,1})^N", ("N", "κ"), claims=("fedmbo.phe_bias_vs_N",)),
+           r"\mu_g/\ell_{g,1})^N", ("N", "κ"), claims=("fedmbo.phe_bias_vs_N",),
+           reason="N is swept (fedmbo.phe_bias_vs_N); in κ_g the bound is attained with equality along "
+                  "the slowest eigen-direction (ratio 1 at every κ_g), so a κ_g-sweep of this bound is "
+                  "undecidable against Monte-Carlo error; κ_g enters through the ratio (κ_g − 1)/κ_g, "
+                  "which Prop. 1's κ_g-sweep (fedmbo.phe_bias_bound_vs_kappa) exercises"),
     Result("fedmbo.prop1", "proposition", "Prop. 1",
            r"\|\bar{\mathcal H}(x^k, y^{k+1}) - \bar\nabla f(x^k, y^{k+1})\| \le b,\quad "
            r"b = \kappa_g\ell_{f,1}((\kappa_g - 1)/\kappa_g)^N", ("N", "κ"),
@@ -31,10 +35,14 @@ RESULTS = (
     Result("fedmbo.prop2.variance", "proposition", "Prop. 2 (variance)",
            r"\mathbb{E}\|\mathcal H_i - \bar{\mathcal H}\|^2 \le \tilde\sigma_f^2 = "
            r"O(\kappa_g^2)", ("N", "κ"),
-           claims=("fedmbo.phe_variance_vs_N", "fedmbo.phe_variance_prop2_explicit")),
+           claims=("fedmbo.phe_variance_vs_N", "fedmbo.phe_variance_prop2_explicit"),
+           reason="N is swept; the explicit σ̃_f² (FEDMBO-R6) is tested at one κ_g "
+                  "(fedmbo.phe_variance_prop2_explicit); a κ_g-sweep of PHE's variance against O(κ_g²) "
+                  "is not built"),
     Result("fedmbo.prop2.second_moment", "proposition", "Prop. 2 (second moment)",
            r"\mathbb{E}[\|\mathcal H_i\|^2 | \mathcal F^k] \le \tilde D_f^2 = O(\kappa_g^2)",
-           ("N", "κ")),
+           ("N", "κ"),
+           reason="D̃_f² = O(κ_g²) is only used inside Thm 1's proof; no claim"),
     Result("fedmbo.prop3", "proposition", "Prop. 3",
            r"\mathbb{E}\|\frac1n\sum_{i=1}^n(\mathcal H_i - \bar{\mathcal H})\|^2 \le "
            r"\tilde\sigma_f^2/n", ("m",),
@@ -44,7 +52,9 @@ RESULTS = (
            "high correlation among the individual hypergradient estimators computed by all "
            "clients", ("m",), claims=("fedmbo.ihgp_variance_contrast",)),
     Result("fedmbo.lemma2", "lemma", "Lemma 2 (App.)",
-           r"L_f = O(\kappa_g^3),\ L_y = \ell_{g,1}/\mu_g,\ M_f = O(\kappa_g^2)", ("κ",)),
+           r"L_f = O(\kappa_g^3),\ L_y = \ell_{g,1}/\mu_g,\ M_f = O(\kappa_g^2)", ("κ",),
+           reason="constants of the proof (L_f = O(κ_g³), M_f = O(κ_g²)): properties of the instance, "
+                  "computed by the instances (constants), not of a run; no claim"),
     Result("fedmbo.lemma3", "lemma", "Lemma 3 (App.)", r"L_{yx} = O(\kappa_g^3)", ("κ",),
            checkable=False,
            why_not="on a quadratic lower level ∇y* is constant, so L_yx = 0 and the bound "
@@ -53,25 +63,35 @@ RESULTS = (
            r"\mathbb{E}f(x^{k+1}) - \mathbb{E}f(x^k) \le \alpha_kM_f^2\mathbb{E}\|y^{k+1} - "
            r"y^*(x^k)\|^2 + (\alpha_k^2L_f - \frac{\alpha_k}{2})\mathbb{E}\|\bar{\mathcal H}\|^2"
            r" - \frac{\alpha_k}{2}\mathbb{E}\|\nabla f(x^k)\|^2 + \alpha_kb^2 + "
-           r"\frac{\alpha_k^2L_f\tilde\sigma_f^2}{n}", ("η", "m", "N")),
+           r"\frac{\alpha_k^2L_f\tilde\sigma_f^2}{n}", ("η", "m", "N"),
+           reason="a one-step descent inequality of Thm 1's proof; no claim (the claims test Thm 1 and "
+                  "Cor 1, which it feeds)"),
     Result("fedmbo.lemma5", "lemma", "Lemma 5 (App.), eq. (14)",
            r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2 \le \prod_t(1 - \beta_{k,t}\mu_g)\,\mathbb{E}"
            r"\|y^k - y^*(x^k)\|^2 + \frac{4(\sigma_{g,1}^2 + \sigma_g^2)}{nS}\sum_t"
            r"\beta_{k,t}^2", ("K", "m", "batch", "η"),
-           claims=("fedmbo.inner_loop_lemma5", "fedmbo.inner_loop_drift")),
+           claims=("fedmbo.inner_loop_lemma5", "fedmbo.inner_loop_drift"),
+           reason="m is swept (fedmbo.inner_loop_lemma5); the inner steps T, the batch S and β are "
+                  "fixed by Thm 1's schedule in that claim and not swept apart"),
     Result("fedmbo.rem5", "remark", "Remark 5 (App.)",
            r"\text{full participation without replacement: } \dots + "
            r"\frac{4\sigma_{g,1}^2}{nS}\sum_t\beta_{k,t}^2\ \text{(no Assumption 5)}",
-           ("m", "batch")),
+           ("m", "batch"),
+           reason="full participation without replacement; the implementation has replace=False but no "
+                  "claim runs it against the remark's variance term"),
     Result("fedmbo.lemma6", "lemma", "Lemma 6 (App.)",
            r"\mathbb{E}\|y^{k+1} - y^*(x^{k+1})\|^2 \le a_1(\alpha_k)\mathbb{E}\|\bar{\mathcal"
            r" H}\|^2 + a_2(\alpha_k, n)\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2 + a_3(\alpha_k, n)"
-           r"\tilde\sigma_f^2", ("η", "m")),
+           r"\tilde\sigma_f^2", ("η", "m"),
+           reason="a tracking inequality of Thm 1's proof with constants a₁–a₃ the text leaves "
+                  "implicit; no claim"),
     Result("fedmbo.thm1", "theorem", "Thm 1",
            r"\frac1K\sum_k\mathbb{E}\|\nabla f(x^k)\|^2 = O\Big(\frac{\hat\alpha_3 + "
            r"\hat\alpha_3^{-1}}{\sqrt{nK}} + \frac{1}{\min(\hat\alpha_1, \hat\alpha_2)K} + "
            r"b^2\Big)", ("T", "m", "N"), headline=True,
-           claims=("fedmbo.stationarity_vs_n", "fedmbo.stationarity_vs_K")),
+           claims=("fedmbo.stationarity_vs_n", "fedmbo.stationarity_vs_K"),
+           reason="T and n are swept; N enters Thm 1 only through b² (Prop. 1), whose decay in N "
+                  "fedmbo.phe_bias_vs_N tests; a sweep of N inside Thm 1's runs is not built"),
     Result("fedmbo.thm1.speedup", "section", "§4, after Thm 1",
            "the major term in the error bound O(1/√(nK)) has a linear speedup w.r.t. the number "
            "n of the participating clients", ("m", "T"), headline=True,
@@ -79,7 +99,9 @@ RESULTS = (
                    "fedmbo.linear_speedup")),
     Result("fedmbo.rem4", "remark", "Remark 4",
            "for the full clients participation scenario ... similar results (constants "
-           "slightly different) can be obtained", ("T", "m")),
+           "slightly different) can be obtained", ("T", "m"),
+           reason="'similar results can be obtained' for full participation: no rate is stated to hold "
+                  "the measurement to"),
     Result("fedmbo.cor1", "corollary", "Cor 1 (rate)",
            r"N = \Omega(\kappa_g\log K),\ ST = \Omega(\kappa_g^4) \Rightarrow \frac1K\sum_k"
            r"\mathbb{E}\|\nabla f(x^k)\|^2 = O\Big(\frac{\kappa_g^{5/2}}{\sqrt{nK}} + "
@@ -99,7 +121,10 @@ RESULTS = (
            "dependence on κ and ε, but a better dependence on n due to the linear speedup",
            ("m", "ε", "κ"), headline=True, reason=_KAPPA),
     Result("fedmbo.cor1.bias", "section", "Proof of Cor 1 (App.)",
-           r"N = \Omega(\kappa_g\log K) \Rightarrow b = 1/K^{1/4}", ("N", "T", "κ")),
+           r"N = \Omega(\kappa_g\log K) \Rightarrow b = 1/K^{1/4}", ("N", "T", "κ"),
+           reason="N = Ω(κ_g log K) ⇒ b = K^{−1/4}: arithmetic on Prop. 1's b, whose decay in N and "
+                  "κ_g-dependence are tested (fedmbo.phe_bias_vs_N, fedmbo.phe_bias_bound_vs_kappa); a "
+                  "claim of the estimator's bias at N(K) is not built"),
     Result("fedmbo.table1", "table", "Table 1 and §1",
            r"\text{sample complexity } O(\kappa^9\epsilon^{-2}n^{-1}),\ \text{partial "
            r"participation, linear speedup, data heterogeneity}", ("ε", "m", "κ"),
@@ -109,19 +134,27 @@ RESULTS = (
            "in achieving the linear speedup", ("m",), claims=("fedmbo.inner_loop_drift",)),
     Result("fedmbo.fig2.heterogeneity", "figure", "§5.1, Fig. 2 (left)",
            "the proposed algorithm performs the worst in the 1-digit case [the most "
-           "heterogeneous]", ("δ",)),
+           "heterogeneous]", ("δ",),
+           reason="a figure statement about MNIST splits (1-digit vs more digits); the heterogeneity "
+                  "knob exists, no claim sweeps it for FedMBO"),
     Result("fedmbo.fig2.sampling", "figure", "§5.1, Fig. 2 (sampling ratio)",
            "increasing the sampling ratio helps the performance of our algorithm", ("m",),
            claims=("fedmbo.stationarity_vs_n",)),
     Result("fedmbo.fig2.clients", "figure", "§5.1, Fig. 2 (total clients)",
            "the performance of our proposed algorithm becomes better as we increase the number "
-           "of clients [at a fixed 10% sampling ratio]", ("n",)),
+           "of clients [at a fixed 10% sampling ratio]", ("n",),
+           reason="a figure statement at a fixed 10% sampling ratio; no claim sweeps the total number "
+                  "of clients at a fixed ratio"),
     Result("fedmbo.fig3.rounds", "figure", "§5.2, Fig. 3 (left)",
            "among all the settings [PHE/IHGP × MinibatchSGD/FedSVRG/FedAvg], the proposed PHE "
-           "+ MinibatchSGD converges the fastest [against communication rounds]", ("T",)),
+           "+ MinibatchSGD converges the fastest [against communication rounds]", ("T",),
+           reason="a figure comparison of six estimator × inner-solver pairings in rounds; the pairings"
+                  " exist (fednest, fednest_sgd, fedmbo), no claim compares all six"),
     Result("fedmbo.fig3.inner", "figure", "§5.2, Fig. 3 (middle)",
            "MinibatchSGD for the lower-level problem achieves similar performance to FedSVRG "
-           "and both are better than the FedAvg algorithm", ("T",)),
+           "and both are better than the FedAvg algorithm", ("T",),
+           reason="a figure comparison of the inner solvers (minibatch SGD, FedSVRG, FedAvg); "
+                  "fednest.fedinn_vs_fedavg compares two of them for FedNest, none for FedMBO"),
 )
 
 #: FedMBO's symbols in the claims' ``variable``: ``n`` sampled clients, ``K`` outer iterations,

@@ -91,7 +91,10 @@ RESULTS = (
            r"\frac1T\sum_t(\dots) \le \Big(\frac pT + \frac{1}{K^{2/3}T^{2/3}}\Big)\Big["
            r"\frac{2(\Phi(x_1)-\Phi_*)}{\rho_1} + 4G^2 + \dots + 32\sigma^2\ln(T+1) + "
            r"4\Delta_Q^2K^{2/3}(T+1)^{2/3} + \dots\delta^2\ln(T+1)\Big]",
-           ("T", "n", "τ", "N", "σ", "δ"), headline=True),
+           ("T", "n", "τ", "N", "σ", "δ"), headline=True,
+           reason="Thm 2's own step constants (ρ₂ ≤ μ/19720, p bounded by a constant, GAO-R5, GAO-R7) "
+                  "need 10⁵–10⁶ iterations per sweep point: the bound is tested through Cor 2 (ε, n, κ)"
+                  " at practical constants instead"),
     Result("gao.rem3", "remark", "Remark 3",
            r"\rho_1 = O(1/\kappa^2),\quad \tilde L^2/\mu^2 = O(\kappa^3)", ("κ",),
            checkable=False,

@@ -3,11 +3,16 @@
 Notation: ``n`` clients in total, ``P`` sampled per round without replacement (canonical
 ``m``), ``T`` rounds, ``τ`` local steps, ``λ`` the penalty multiplier.  The text lost most
 formulas and the appendix is absent: Thm 5.11's rates are read from Cor 5.12 (MEMFBO-I3).
+No result states a dependence on a condition number (every constant is inside ``O(·)``), so
+MemFBO has no κ-sweep.
 """
 
 from __future__ import annotations
 
 from ..model import Inventory, Result
+
+_SAMPLES = ("ε: the claim sweeps T at Cor 5.12's schedule, whose T(ε) walks ε; the samples PτT "
+            "are counted by the ledger (grad_calls metric)")
 
 RESULTS = (
     Result("memfbo.sec5.gap", "section", "§5.2, before Prop. 5.7",
@@ -18,24 +23,33 @@ RESULTS = (
            r"\mathbb{E}\|\nabla L^*(x^t)\|^2 \le O(1/\gamma_x)\mathbb{E}[L^*(x^t) - L^*(x^{t+1})]"
            r" - O(1)\mathbb{E}\|\tilde h_x^t\|^2 + O(\gamma_x)\mathbb{E}\|h_x^t\|^2 + "
            r"O(\lambda^2)(\Delta_x^t + \Delta_y^t + \Delta_z^t) + O(\lambda^2)(\dots)",
-           ("η", "λ")),
+           ("η", "λ"),
+           reason="a descent inequality whose terms are O(·) of unnamed constants (the text lost the "
+                  "formulas, MEMFBO-I3): no law to hold a measurement to"),
     Result("memfbo.prop5.7.tradeoff", "section", "§5.2, after Prop. 5.7",
            "Theorem 5.7 also indicates an important trade-off in the selection of the Lagrange "
-           "multiplier λ", ("λ",), claims=("memfbo.plateau_vs_penalty",)),
+           "multiplier λ", ("λ",), claims=("memfbo.plateau_vs_penalty",),
+           reason="'a trade-off in λ' is qualitative; memfbo.plateau_vs_penalty (a control) measures "
+                  "the 1/λ² side, and the rate claims pick λ by the balance of MEMFBO-I4"),
     Result("memfbo.prop5.8", "proposition", "Prop. 5.8 (proof: Thm C.7)",
            r"\Delta_y^t \le O(\eta_y^2\tau\lambda^2)(M_{se} + M_{cs}) + O(\eta_y^2\tau\lambda^2)"
            r"\Delta_x^t + O(\eta_y^2\tau\lambda^2)\mathbb{E}\|y^t - y^*_\lambda(x^t)\|^2",
            ("τ", "η", "λ"),
            claims=("memfbo.client_drift_fixed_eta", "memfbo.client_drift_gamma_over_tau",
-                   "memfbo.drift_stationarity_vs_tau")),
+                   "memfbo.drift_stationarity_vs_tau"),
+           reason="τ is swept (two findings and a control); γ_y (η) and λ enter as O(η²τλ²), tested "
+                  "only through the τ-sweeps' schedules"),
     Result("memfbo.prop5.9", "proposition", "Prop. 5.9, eq. (10) (proof: Thm C.10)",
            r"\mathbb{E}\|y^{t+1} - y^*_\lambda(x^{t+1})\|^2 - \mathbb{E}\|y^t - y^*_\lambda(x^t)"
            r"\|^2 \le -O(\gamma_y\lambda)\mathbb{E}\|y^t - y^*_\lambda(x^t)\|^2 + O(\gamma_y^2)"
-           r"\mathbb{E}\|h_y^t\|^2 + O(\gamma_x^2)\mathbb{E}\|h_x^t\|^2 + \dots", ("η", "λ")),
+           r"\mathbb{E}\|h_y^t\|^2 + O(\gamma_x^2)\mathbb{E}\|h_x^t\|^2 + \dots", ("η", "λ"),
+           reason="a tracking inequality with O(·) constants (MEMFBO-I3): no explicit law"),
     Result("memfbo.prop5.10", "proposition", "Prop. 5.10, eq. (11) (proof: Thm C.9)",
            r"\mathbb{E}\|h_y^t\|^2 \le O(\lambda^2)\mathbb{E}\|y^t - y^*_\lambda(x^t)\|^2 + "
            r"O(\lambda^2)(\Delta_x^t + \Delta_y^t) + O(\frac{\lambda^2}{P\tau})M_{se} + "
-           r"O(\frac{(n-P)\lambda^2}{P(n-1)})M_{cs}", ("m", "τ", "n", "λ")),
+           r"O(\frac{(n-P)\lambda^2}{P(n-1)})M_{cs}", ("m", "τ", "n", "λ"),
+           reason="the variance of h_y with a sampling term (n − P)λ²/(P(n − 1)); its O(·) constants "
+                  "are lost (MEMFBO-I3) and no claim measures h_y's second moment"),
     Result("memfbo.thm5.11.partial", "theorem", "Thm 5.11 (partial participation)",
            r"\min_t\mathbb{E}\|\nabla\Phi(x^t)\|^2 = O((PT)^{-2/7})\ (\tau = O(1);\ "
            r"\text{read from Cor 5.12, MEMFBO-I3})", ("m", "T"), headline=True,
@@ -43,10 +57,17 @@ RESULTS = (
     Result("memfbo.thm5.11.full", "theorem", "Thm 5.11 (full participation)",
            r"\min_t\mathbb{E}\|\nabla\Phi(x^t)\|^2 = O((P\tau T)^{-2/7} + T^{-2/3})\ "
            r"(\text{read from Cor 5.12, MEMFBO-I3})", ("m", "τ", "T"), headline=True,
-           claims=("memfbo.rounds_full_participation",)),
+           claims=("memfbo.rounds_full_participation",),
+           reason="T is swept at P = n with Cor 5.12's τ = ⌈c_τT^{4/3}/P⌉; the (PτT)^{−2/7} term in P "
+                  "and τ apart from T is not swept (τ only through the mutant tau_fixed)"),
     Result("memfbo.thm5.11.relaxed", "theorem", "Thm 5.11 (relaxed full participation)",
            r"P = n \text{ can be relaxed to } P \ge \min\{(\tau-1)n/\tau + 1, n\} \text{ with "
-           r"the same rate}", ("m", "n", "τ")),
+           r"the same rate}", ("m", "n", "τ"),
+           reason="at Cor 5.12's full-participation schedule τ = ⌈c_τT^{4/3}/P⌉ (n = 16, c_τ = "
+                  "1/4) the relaxed threshold ⌈(τ − 1)n/τ + 1⌉ is 13 at T = 64 and n from T = "
+                  "128 on, so a T-sweep at the threshold is full participation; at a fixed small "
+                  "τ the theorem's rate is not stated in the text (its formulas are lost, "
+                  "MEMFBO-I3), so there is no law to hold the relaxed P to"),
     Result("memfbo.thm5.11.speedup", "section", "§1 and §5.2, after Thm 5.11",
            "MemFBO achieves a linear speedup (i.e., the communication complexity is improved "
            "linearly with respect to the number of sampled clients) under client sampling "
@@ -59,21 +80,32 @@ RESULTS = (
            sweeps={"memfbo.rounds_partial_participation": "ε"}),
     Result("memfbo.cor5.12.partial_samples", "corollary",
            "Cor 5.12 (partial participation, samples)",
-           r"P\tau T = O(\epsilon^{-3.5}),\ \tau = O(1)", ("ε",), headline=True),
+           r"P\tau T = O(\epsilon^{-3.5}),\ \tau = O(1)", ("ε",), headline=True,
+           claims=("memfbo.rounds_partial_participation",),
+           sweeps={"memfbo.rounds_partial_participation": "ε"}, reason=_SAMPLES),
     Result("memfbo.cor5.12.full", "corollary", "Cor 5.12 (full participation, rounds)",
            r"T = O(\epsilon^{-1.5}) \text{ global iterations (communication rounds)}", ("ε",),
            headline=True, claims=("memfbo.rounds_full_participation",),
            sweeps={"memfbo.rounds_full_participation": "ε"}),
     Result("memfbo.cor5.12.full_samples", "corollary", "Cor 5.12 (full participation, samples)",
            r"P\tau T = O(\epsilon^{-3.5}),\ \tau = O(P^{-1}T^{4/3})", ("ε", "τ"),
-           headline=True),
+           headline=True, claims=("memfbo.rounds_full_participation",),
+           sweeps={"memfbo.rounds_full_participation": "ε"},
+           reason=_SAMPLES + "; τ is the schedule's, τ = ⌈c_τT^{4/3}/P⌉, never swept apart "
+                             "from T (the mutant tau_fixed holds it at 4)"),
     Result("memfbo.cor5.12.tau", "section", "§5.2, after Cor 5.12",
            "for partial client participation, we set τ = O(1) because further increasing τ "
            "[does not help: the client-sampling term dominates]; with full participation that "
-           "term vanishes", ("τ", "m")),
+           "term vanishes", ("τ", "m"),
+           reason="the advice τ = O(1) under partial participation: the rate claims use it (τ = 2), but"
+                  " no claim shows that a larger τ does not help there"),
     Result("memfbo.cor5.12.vs_others", "section", "§5.2, after Cor 5.12 (comparison)",
            "an improved communication complexity of O(ε^{-1.5}) over the typical O(ε^{-2}) "
-           "result obtained by FedNest, FBO-AggITD and FedMBO", ("ε",), headline=True),
+           "result obtained by FedNest, FBO-AggITD and FedMBO", ("ε",), headline=True,
+           reason="a comparison of upper bounds (ε^{−1.5} against ε^{−2}); each is tested by its own "
+                  "claims (memfbo.rounds_full_participation; fedmbo.complexity_vs_epsilon, "
+                  "fednest.bilevel_rate), but on strongly convex quadratics neither bound is attained, "
+                  "so runs cannot show the improvement: not built"),
     Result("memfbo.alg1.first_order", "section", "Abstract, §3.2",
            "uses only first-order gradient information for all local updates", ("τ",),
            claims=("memfbo.first_order_only",)),
@@ -83,7 +115,9 @@ RESULTS = (
            claims=("memfbo.memory_independent_of_tau",)),
     Result("memfbo.fig3", "figure", "§6.2, Fig. 3",
            "our method can achieve a faster convergence rate and a higher accuracy than "
-           "second-order methods with subloops including FedNest, LFedNest, and AggITD", ("T",)),
+           "second-order methods with subloops including FedNest, LFedNest, and AggITD", ("T",),
+           reason="a figure comparison with FedNest, LFedNest and AggITD on a data hyper-cleaning task;"
+                  " AggITD is not implemented, and no claim compares MemFBO with FedNest in rounds"),
     Result("memfbo.table1", "table", "§6.1, Table 1",
            "average test accuracy on CIFAR10 under noise rates 0–70%: MemFBO 81.33 / 78.21 / "
            "77.94 / 73.60, above SimFBO and the personalized baselines", ("δ",),
