@@ -70,15 +70,14 @@ RESULTS = (
            r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2 \le \prod_t(1 - \beta_{k,t}\mu_g)\,\mathbb{E}"
            r"\|y^k - y^*(x^k)\|^2 + \frac{4(\sigma_{g,1}^2 + \sigma_g^2)}{nS}\sum_t"
            r"\beta_{k,t}^2", ("K", "m", "batch", "η"),
-           claims=("fedmbo.inner_loop_lemma5", "fedmbo.inner_loop_drift"),
-           reason="m is swept (fedmbo.inner_loop_lemma5); the inner steps T, the batch S and β are "
-                  "fixed by Thm 1's schedule in that claim and not swept apart"),
+           claims=("fedmbo.inner_loop_lemma5", "fedmbo.inner_loop_drift",
+                   "fedmbo.inner_loop_lemma5_vs_T", "fedmbo.inner_loop_lemma5_vs_step",
+                   "fedmbo.inner_loop_lemma5_vs_S")),
     Result("fedmbo.rem5", "remark", "Remark 5 (App.)",
            r"\text{full participation without replacement: } \dots + "
            r"\frac{4\sigma_{g,1}^2}{nS}\sum_t\beta_{k,t}^2\ \text{(no Assumption 5)}",
            ("m", "batch"),
-           reason="full participation without replacement; the implementation has replace=False but no "
-                  "claim runs it against the remark's variance term"),
+           claims=("fedmbo.inner_loop_remark5_vs_S", "fedmbo.inner_loop_remark5_vs_m")),
     Result("fedmbo.lemma6", "lemma", "Lemma 6 (App.)",
            r"\mathbb{E}\|y^{k+1} - y^*(x^{k+1})\|^2 \le a_1(\alpha_k)\mathbb{E}\|\bar{\mathcal"
            r" H}\|^2 + a_2(\alpha_k, n)\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2 + a_3(\alpha_k, n)"
@@ -163,5 +162,5 @@ INVENTORY = Inventory(
     key="fedmbo", paper="FedMBO 2023",
     citation="Huang, Zhang & Ji, ICML 2023 (arXiv:2302.05412)",
     notation={"n": "m", "K": "T", "T": "K", "N": "N", "S": "batch", "1/ε": "ε",
-              r"\kappa_g": "κ"},
+              r"\kappa_g": "κ", r"\beta/\beta_{\max}": "η"},
     results=RESULTS)
