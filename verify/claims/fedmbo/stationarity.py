@@ -95,7 +95,7 @@ def fedmbo_stationarity(n: int, K: int, replicates: int, seed: int, backend: str
                               outer_step=alpha, inner_step=beta, replace=True, x0=c["x0"],
                               y0=c["y0"]), K, replicates, seed, backend)
     return {"value": trace.stationarity[:, :K].mean(axis=1), "diverged": trace.diverged,
-            **ledger_totals(trace, ("rounds",)),
+            **ledger_totals(trace),
             "K": per_replicate(K, replicates), "alpha": per_replicate(alpha, replicates)}
 
 
