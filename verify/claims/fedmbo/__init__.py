@@ -32,10 +32,10 @@ Neumann truncation, ``shared`` for PHE chains that share their truncation and cl
 ``indirect=False`` for FedMBO without PHE's indirect term, :class:`FedMBODirectOnly`: on the
 Theorem-1 instance it stops at ``‖∇Φ‖² ≈ 1.1``, above every average the runs reach).
 
-Modules, one per family of results (the catalogue keeps this order): :mod:`.bias` (Prop. 1),
-:mod:`.variance` (Props. 2–3, the FedNest contrast), :mod:`.stationarity` (Thm 1, Cor. 1),
-:mod:`.inner_loop` (Lemma 5), :mod:`.kappa` (Cor. 1's κ_g-dependence); the instances and
-helpers they share are in :mod:`.common`.
+Modules, one per family of results (the catalogue keeps this order): :mod:`.bias` (Prop. 1,
+in N and κ_g), :mod:`.variance` (Props. 2–3, the FedNest contrast), :mod:`.stationarity` (Thm 1,
+Cor. 1), :mod:`.inner_loop` (Lemma 5 in n, T, β and S; Remark 5 in S and m), :mod:`.kappa`
+(Cor. 1's κ_g-dependence); the instances and helpers they share are in :mod:`.common`.
 """
 
 from . import bias, inner_loop, kappa, stationarity, variance
