@@ -170,7 +170,15 @@ __all__ = ["LEDGER_TOTALS", "PAPERS", "READINGS", "Paper", "PaperClaims", "law",
            "lower_level_conditions", "per_budget", "per_replicate", "reading_paper", "register_paper"]
 
 
-def knob_for(value_of: Any, target: float) -> float:
+def knob_for(value_of: Any, target: float, *, name: str = "kappa", upper: float | None = None,
+             what: str = "the family's value at knob 1") -> float:
     """The instance knob ``k ∈ (1, 4·target]`` with ``value_of(k) = target`` (``brentq`` to
-    ``10⁻¹²``): how a κ-sweep sets a condition number of its instance family exactly."""
+    ``10⁻¹²``): how a κ-sweep sets a condition number of its instance family exactly.  The
+    target is checked first: a number above ``value_of(1)`` (``what``) and at most ``upper``,
+    else a ``ValueError`` naming the parameter ``name`` and the range."""
+    lo = value_of(1.0 + 1e-9)
+    if not (isinstance(target, int | float) and not isinstance(target, bool) and lo < target
+            and (upper is None or target <= upper)):
+        span = f"> {lo:.4g}" if upper is None else f"in ({lo:.4g}, {upper:g}]"
+        raise ValueError(f"`{name}` must be {span} ({what}), got {target!r}")
     return brentq(lambda k: value_of(k) - target, 1.0 + 1e-9, 4.0 * target, xtol=1e-12)

@@ -77,11 +77,8 @@ def aphe_bias_series(m, replicates, seed, backend="numpy"):
 def kappa_problem(kappa_g: float):
     """``KAPPA_M`` clients (copies of the population) with the population's knob solved for
     ``ℓ_{g,1}/μ_g = kappa_g`` (``μ_g = 1`` and ``ℓ_{f,1}`` stay put), noise-free."""
-    lo = _population(1.0 + 1e-9).constants["kappa_g"]
-    if not (isinstance(kappa_g, int | float) and lo < kappa_g <= 100.0):
-        raise ValueError(f"`kappa_g` must be in ({lo:.4g}, 100] (ℓ_{{g,1}}/μ_g of the "
-                         f"population), got {kappa_g!r}")
-    knob = knob_for(lambda k: _population(k).constants["kappa_g"], float(kappa_g))
+    knob = knob_for(lambda k: _population(k).constants["kappa_g"], kappa_g, name="kappa_g",
+                    upper=100.0, what="ℓ_{g,1}/μ_g of the population")
     return problem(KAPPA_M, 0.0, knob)
 
 

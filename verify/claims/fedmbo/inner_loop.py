@@ -90,12 +90,12 @@ def slow_direction(problem) -> np.ndarray:
 
 def _lemma5_run(problem, n, replicates, seed, backend, *, T=LEMMA5_T, beta=None, S=1,
                 replace=REPLACE, step_factor=1.0, start="zero"):
-    """``(‖y^{k,T} − y*(x)‖², β)`` after ``T`` minibatch-SGD steps of ``step_factor·β``
+    """``(‖y^{k,T} − y*(x)‖², ‖y⁰ − y*(x)‖²)`` after ``T`` minibatch-SGD steps of ``step_factor·β``
     (default ``β = 1/(2ℓ_{g,1})``) with ``n`` clients of ``S`` samples, at ``x = 7v``
     (:func:`inner_point`), from ``y = 0`` (``start="zero"``), ``y = y*(x)`` (``"solution"``:
     the contraction term is 0 and the bound is its variance term alone) or ``y* + 50w``
     (``"slow"``, ``w`` the bottom eigenvector of ``Ā``: the contraction term leads, along the
-    direction where ``(1 − βμ_g)^T`` is tightest); also returns ``‖y⁰ − y*‖²``."""
+    direction where ``(1 − βμ_g)^T`` is tightest)."""
     x = inner_point(problem)
     ys = np.asarray(problem.y_star(x), float)
     beta = inner_step(problem) if beta is None else float(beta)
@@ -199,10 +199,18 @@ LEMMA5 = rates.BOUNDS["fedmbo.lemma5"]
 LEMMA5_STATIONARY = rates.BOUNDS["fedmbo.lemma5_stationary"]
 
 
-def _lemma5_conditions(problem, x) -> tuple[Condition, ...]:
+def _step_cap(problem_of, fraction_of=lambda v: 1.0) -> Condition:
+    """Lemma 5's ``0 < β ≤ 1/(2ℓ_{g,1})`` on the instance ``problem_of(v)`` at sweep value ``v``,
+    with ``β = fraction_of(v)·β_max`` (``β_max = 1/(2ℓ_{g,1})``, :func:`inner_step`)."""
+    return Condition("0 < β_{k,t} ≤ 1/(2ℓ_{g,1}) (Lemma 5)",
+                     lambda v: fraction_of(v) * inner_step(problem_of(v)),
+                     lambda v: 1.0 / (2.0 * problem_of(v).constants["ell_g1"]))
+
+
+def _lemma5_conditions(problem, x, fraction_of=lambda v: 1.0) -> tuple[Condition, ...]:
     """Lemma 5's hypotheses for the inner loop at ``x``: Assumptions 1–2, Assumption 5 at
-    ``(x, y*(x))`` (where eq. (11) uses it), ``0 < β ≤ 1/(2ℓ_{g,1})`` and the sampling of
-    FEDMBO-R12."""
+    ``(x, y*(x))`` (where eq. (11) uses it), ``0 < β ≤ 1/(2ℓ_{g,1})`` (``β = fraction_of(v)·
+    β_max`` at sweep value ``v``) and the sampling of FEDMBO-R12."""
     c, h = problem.constants, problem.host
     ys = np.asarray(problem.y_star(x), float)
     idx = np.arange(h.clients)[None]
@@ -211,8 +219,7 @@ def _lemma5_conditions(problem, x) -> tuple[Condition, ...]:
     G = np.concatenate([h.exact_grad_x_g(idx, xb, yb), h.exact_grad_y_g(idx, xb, yb)], -1)[0]
     spread = float(((G - G.mean(0)) ** 2).sum(-1).mean())
     return (*_curvature_conditions(problem, "Lemma 5's step cap"),
-            Condition("0 < β_{k,t} ≤ 1/(2ℓ_{g,1}) (Lemma 5)", inner_step(problem),
-                      1.0 / (2.0 * c["ell_g1"])),
+            _step_cap(lambda v: problem, fraction_of),
             Condition("E_i‖∇g_i(z) − ∇g(z)‖² ≤ σ_g² (Assumption 5), at z = (x, y*(x)) where "
                       "eq. (11) uses it", spread, c["sigma_g2"],
                       note=f"σ_g² = {c['sigma_g2']:.4g}, the instance's maximum over ‖z‖ ≤ "
@@ -224,20 +231,10 @@ def _lemma5_conditions(problem, x) -> tuple[Condition, ...]:
                 f"{problem.clients} clients of the CPU instance (§3.3 has n ≤ m)"))
 
 
-def _step_conditions(problem, fraction_of=lambda v: 1.0) -> tuple[Condition, ...]:
-    """Lemma 5's ``0 < β ≤ 1/(2ℓ_{g,1})`` at sweep value ``v`` (``β = fraction_of(v)·β_max``)."""
-    cap = 1.0 / (2.0 * problem.constants["ell_g1"])
-    return (Condition("0 < β_{k,t} ≤ 1/(2ℓ_{g,1}) (Lemma 5)",
-                      lambda v: fraction_of(v) * inner_step(problem), cap),)
-
-
 def _remark5_conditions(problem_of) -> tuple[Condition, ...]:
     """Remark 5's setting: Assumptions 1–4 (no Assumption 5), Lemma 5's step cap, every client
     taking part, drawn without replacement."""
-    return (*_curvature_conditions(problem_of, "Lemma 5's step cap"),
-            Condition("0 < β_{k,t} ≤ 1/(2ℓ_{g,1}) (Lemma 5)",
-                      lambda v: inner_step(problem_of(v)),
-                      lambda v: 1.0 / (2.0 * problem_of(v).constants["ell_g1"])),
+    return (*_curvature_conditions(problem_of, "Lemma 5's step cap"), _step_cap(problem_of),
             Condition("full participation: n = m (Remark 5)", lambda v: problem_of(v).clients,
                       lambda v: problem_of(v).clients, relation="==",
                       note="each step averages every client once (sample_clients without "
@@ -366,9 +363,7 @@ def _claims() -> list:
                       f"with β_max = 1/(2ℓ_{{g,1}}) (Lemma 5's cap), n = {LEMMA5_N} with "
                       f"replacement, S = 1, σ_{{g,1}} = {LEMMA5_NOISE:g}; the ratio to the bound "
                       "is about (1 − βμ_g)^T, largest at the smallest β"),
-            conditions=(*_lemma5_conditions(inner_problem(noise=0.5), inner_point())[:2],
-                        *_step_conditions(inner_problem(noise=0.5), float),
-                        *_lemma5_conditions(inner_problem(noise=0.5), inner_point())[3:]),
+            conditions=_lemma5_conditions(inner_problem(noise=0.5), inner_point(), float),
             touches=("FEDMBO-R1", "FEDMBO-R12")),
         P.claim(
             "inner_loop_lemma5_vs_S", role="finding", expected="violated",

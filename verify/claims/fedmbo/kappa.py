@@ -56,11 +56,8 @@ X0_OFFSET = 0.3        # ‖x⁰ − x*‖ (module docstring)
 @functools.lru_cache(maxsize=64)
 def instance(kappa_g: float) -> QuadraticBilevel:
     """The Theorem-1 instance with its knob solved for ``ℓ_{g,1}/μ_g = kappa_g``."""
-    lo = thm1_family(1.0 + 1e-9).constants["kappa_g"]
-    if not (isinstance(kappa_g, int | float) and kappa_g > lo and kappa_g <= 10.0):
-        raise ValueError(f"`kappa_g` must be in ({lo:.4g}, 10] (ℓ_{{g,1}}/μ_g of the family), "
-                         f"got {kappa_g!r}")
-    return thm1_family(knob_for(lambda k: thm1_family(k).constants["kappa_g"], kappa_g))
+    return thm1_family(knob_for(lambda k: thm1_family(k).constants["kappa_g"], kappa_g,
+                                name="kappa_g", upper=10.0, what="ℓ_{g,1}/μ_g of the family"))
 
 
 def iterations(kappa_g: float) -> int:

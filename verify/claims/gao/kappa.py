@@ -83,11 +83,9 @@ def _tile(b: QuadraticBilevel, devices: int) -> QuadraticBilevel:
 @functools.lru_cache(maxsize=32)
 def instance(kappa: float, devices: int = DEVICES) -> QuadraticBilevel:
     """``devices`` copies of the client whose ``L₁/μ`` (``gao_constants``) equals ``kappa``."""
-    lo = gao_constants(_client(1.0 + 1e-9))["kappa"]
-    if not kappa > lo:
-        raise ValueError(f"`kappa` must be > {lo:.4g} (L₁/μ of the instance at knob 1), got "
-                         f"{kappa!r}")
-    return _tile(_client(knob_for(lambda k: gao_constants(_client(k))["kappa"], kappa)), devices)
+    knob = knob_for(lambda k: gao_constants(_client(k))["kappa"], kappa,
+                    what="L₁/μ of the instance at knob 1")
+    return _tile(_client(knob), devices)
 
 
 def schedule(kappa: float) -> dict:
