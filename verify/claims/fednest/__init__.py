@@ -26,9 +26,14 @@ Claims (``id``: kind, variable, role):
   the same counts in the other variable (``T`` at ``N = 4``; ``N`` at ``T = 3``).
 * ``fednest.bilevel_rate`` / ``minimax_rate`` / ``compositional_rate`` /
   ``fedsvrg_single_level``: at_most ``−1/2`` in ``K`` (confirmations; Cor. 3.1–3.3, Thm 3.2).
-* ``fednest.minimax_linear``: at_most on the semilog slope (confirmation, §4.3 / Fig. 4).
+* ``fednest.minimax_linear``: at_most on the semilog slope (confirmation, §4.3 / Fig. 4);
+  ``fednest.minimax_linear_vs_heterogeneity``: at_most ``0`` in the spread ``s`` of the
+  ``b_i`` of the distance left after ``K = 24`` epochs (confirmation, Fig. 4's "despite
+  heterogeneity"; mutant ``simultaneous_updates``, FedAvg-S's local steps, caught).
 * ``fednest.minimax_vs_fedavg_s`` (paper's λ = 10) and ``…_notebook`` (notebook's λ = 0.1,
-  s = 10): contrast in ``k`` (confirmations, Fig. 4).
+  s = 10): contrast in ``k`` (confirmations, Fig. 4); ``fednest.lfednest_vs_fedavg_s``: the
+  same contrast with LFedNest (confirmation, Fig. 4's "LFedNest slightly outperforms
+  FedAvg-S").
 * ``fednest.minimax_vs_lfednest``: contrast in ``k`` (finding about Fig. 4's text): a faithful
   FedNest equals LFedNest on the §4.3 instance.
 * ``lfednest.bias_under_heterogeneity``: matches ``h⁴`` (confirmation of an [INFERRED] law).
