@@ -203,6 +203,11 @@ class Family:
         """Client ``i``'s matrix as a dense host array."""
         return self.dense_range(i, i + 1)[0]
 
+    def tiled(self, copies: int) -> Family:
+        """``copies`` copies of the clients in order (client ``i + k·m`` is client ``i``), host
+        arrays; the per-client arrays are repeated, the shared ones kept."""
+        raise NotImplementedError(f"a {type(self).__name__} family cannot be tiled")
+
 
 @dataclass(frozen=True)
 class Shared(Family):
@@ -210,6 +215,9 @@ class Shared(Family):
 
     M: Any
     clients: int
+
+    def tiled(self, copies: int) -> Shared:
+        return replace(self, clients=self.clients * copies)
 
     def mv(self, idx, v):
         if _host(self.M, v):
@@ -271,6 +279,9 @@ class Dense(Family):
         return (idx.ndim == 2 and idx.strides[0] == 0 and idx.shape[1] == M.shape[0]
                 and v.shape[:-1] == idx.shape and bool((idx[0] == np.arange(M.shape[0])).all()))
 
+    def tiled(self, copies: int) -> Dense:
+        return replace(self, M=np.tile(np.asarray(self.M), (copies, 1, 1)))
+
     def mv(self, idx, v):
         M = self.M
         if _host(M, v, idx) and self._in_order(idx, v):
@@ -313,6 +324,9 @@ class EigenScaled(Family):
     @property
     def clients(self) -> int:  # type: ignore[override]
         return self.a.shape[0]
+
+    def tiled(self, copies: int) -> EigenScaled:
+        return replace(self, a=np.tile(np.asarray(self.a), (copies, 1)))
 
     def mv(self, idx, v):
         if _host(self.U, self.a, v, idx):
@@ -383,6 +397,10 @@ class RankOne(Family):
     @property
     def clients(self) -> int:  # type: ignore[override]
         return self.u.shape[0]
+
+    def tiled(self, copies: int) -> RankOne:
+        return replace(self, u=np.tile(np.asarray(self.u), (copies, 1)),
+                       w=np.tile(np.asarray(self.w), (copies, 1)))
 
     def mv(self, idx, v):
         if _host(self.M0, v, idx):
@@ -474,6 +492,9 @@ class Scaled(Family):
     def clients(self) -> int:  # type: ignore[override]
         return self.base.clients
 
+    def tiled(self, copies: int) -> Scaled:
+        return replace(self, base=self.base.tiled(copies))
+
     def mv(self, idx, v):
         return self.s * self.base.mv(idx, v)
 
@@ -509,6 +530,9 @@ class Transposed(Family):
     @property
     def clients(self) -> int:  # type: ignore[override]
         return self.base.clients
+
+    def tiled(self, copies: int) -> Transposed:
+        return replace(self, base=self.base.tiled(copies))
 
     def mv(self, idx, v):
         return self.base.rmv(idx, v)

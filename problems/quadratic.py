@@ -25,9 +25,11 @@ import numpy as np
 
 from .backend import Backend, get_backend, mean_over_clients
 from .families import CHUNK, Dense, EigenScaled, Family, Shared, mean_of_rows, weighted_mean
-from .validation import check_batch, check_client, check_vector, check_weights
+from .validation import check_batch, check_client, check_int, check_vector, check_weights
 
 KINDS = ("bilevel", "minimax", "compositional")
+#: the most clients :meth:`FederatedQuadratic.tiled` builds (the ``clients`` knob's upper end)
+MAX_TILED = 10**7
 
 
 def symmetric_spectrum(family: Family) -> tuple[float, float]:
@@ -170,6 +172,24 @@ class FederatedQuadratic:
         w = check_weights("weights", weights, h.clients)
         digest = hashlib.sha256(w.tobytes()).hexdigest()[:12]
         out = replace(h, weights=w, spec={**h.spec, "weights": f"sha256:{digest}"})
+        return out.to(self.backend)
+
+    def tiled(self, copies: int) -> FederatedQuadratic:
+        """``copies`` copies of every client, in order (client ``i + k·m`` is client ``i``):
+        the same global objectives, ``y*``, ``Φ``, ``x*`` and constants with ``copies·m``
+        clients, so that a sweep over the number of clients changes nothing else.  The spec
+        records ``clients`` and ``tiled_from``."""
+        h = self.host
+        copies = check_int("copies", copies, minimum=1, maximum=max(1, MAX_TILED // h.clients))
+
+        def tile(a):
+            return None if a is None else np.tile(np.asarray(a), (copies,) + (1,) * (np.ndim(a) - 1))
+
+        w = None if h.weights is None else tile(h.weights) / copies
+        out = replace(h, A=h.A.tiled(copies), B=h.B.tiled(copies), R=h.R.tiled(copies),
+                      S=h.S.tiled(copies), c=tile(h.c), p=tile(h.p), q=tile(h.q), e=tile(h.e),
+                      weights=w, spec={**h.spec, "clients": h.clients * copies,
+                                       "tiled_from": h.clients})
         return out.to(self.backend)
 
     # ---------------------------------------------------------------- closed forms (host)

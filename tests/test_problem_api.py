@@ -47,6 +47,39 @@ def _direct(prob, w):
 
 
 @pytest.mark.parametrize("name", sorted(INSTANCES))
+@pytest.mark.parametrize("weighted", [False, True])
+def test_tiled_repeats_every_client_and_keeps_the_global_problem(name, weighted):
+    prob = INSTANCES[name]
+    if weighted:
+        prob = prob.reweighted(_weights(prob.clients))
+    t = prob.tiled(3)
+    m = prob.clients
+    assert t.clients == 3 * m and t.spec["clients"] == 3 * m and t.spec["tiled_from"] == m
+    for i in (0, m - 1):
+        for k in range(3):
+            a, b = prob.client(i), t.client(i + k * m)
+            for key in a:
+                np.testing.assert_array_equal(b[key], a[key], err_msg=f"{key} of client {i}")
+    C, Ct = prob.closed_form, t.closed_form
+    for key in FIELDS:
+        np.testing.assert_allclose(getattr(Ct, key), getattr(C, key), rtol=1e-12, atol=1e-13,
+                                   err_msg=key)
+    np.testing.assert_allclose(t.x_star, prob.x_star, rtol=1e-10, atol=1e-12)
+    for key in GLOBAL_CONSTANTS:
+        assert t.constants[key] == pytest.approx(prob.constants[key], rel=1e-10)
+
+
+def test_tiled_rejects_a_bad_count():
+    prob = INSTANCES["bilevel_dense"]
+    with pytest.raises(ValueError, match="copies"):
+        prob.tiled(0)
+    with pytest.raises(TypeError, match="copies"):
+        prob.tiled(1.5)
+    with pytest.raises(ValueError, match="copies` must be ≤"):
+        prob.tiled(10**7)
+
+
+@pytest.mark.parametrize("name", sorted(INSTANCES))
 def test_reweighted_closed_forms_match_a_direct_computation(name):
     prob = INSTANCES[name]
     w = _weights(prob.clients)

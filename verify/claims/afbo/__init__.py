@@ -41,12 +41,13 @@ Mutants are keywords of the measures (``truncation``, ``step``, ``steps``, ``ind
 **Modules.**  :mod:`.common` (constants, instances, schedules, shared runs, laws, Thm 4.1's
 conditions), :mod:`.bias` (APHE's bias, Thm 4.1's ``b``), :mod:`.rates` (Cor. 4.1's rates in
 ``T``, Thm 4.1(a), the noise floor), :mod:`.speedup` (the m-independent part, Cor. 4.1 /
-Remark 4), :mod:`.anarchy` (staleness, most recent updates, heterogeneous local iterations).
+Remark 4), :mod:`.anarchy` (staleness, most recent updates, heterogeneous local iterations),
+:mod:`.inner_loop` (Lemma 4.2's tracking inequality in ``K`` and ``β``, under the inner delays).
 """
 
 from __future__ import annotations
 
-from . import anarchy, bias, rates, speedup
+from . import anarchy, bias, inner_loop, rates, speedup
 from .anarchy import (
     floor_problem,
     floor_step,
@@ -84,7 +85,7 @@ from .common import (
 from .rates import nc_rate_T, sc_lower_level, sc_noise_free, sc_random, sc_theorem, sgd_floor
 from .speedup import birge_scaled, corollary_form_misfit, corollary_form_weights
 
-CLAIMS = [*bias.CLAIMS, *rates.CLAIMS, *speedup.CLAIMS, *anarchy.CLAIMS]
+CLAIMS = [*bias.CLAIMS, *rates.CLAIMS, *speedup.CLAIMS, *anarchy.CLAIMS, *inner_loop.CLAIMS]
 
 __all__ = [
     "BIAS_POINTS_SEED", "CLAIMS", "ETA_M", "FLOOR_EXPONENT", "LAW_APHE", "LAW_APHE_B",

@@ -14,7 +14,6 @@ import numpy as np
 from bilevel_theory import run
 from bilevel_theory.afbo import BoundedDelay, theorem_schedule
 from bilevel_theory.problems import QuadraticBilevel
-from bilevel_theory.problems.families import Dense, EigenScaled, RankOne, Shared
 
 from ...claim import Condition
 from ...kit import PaperClaims, law, ledger_totals
@@ -55,19 +54,6 @@ def _population(knob: float = 2.0) -> QuadraticBilevel:
                                    storage="structured")
 
 
-def _tile_family(F, copies: int):
-    if isinstance(F, Shared):
-        return Shared(F.M, F.clients * copies)
-    if isinstance(F, EigenScaled):
-        return EigenScaled(F.U, np.tile(np.asarray(F.a), (copies, 1)))
-    if isinstance(F, RankOne):
-        return RankOne(F.M0, np.tile(np.asarray(F.u), (copies, 1)),
-                       np.tile(np.asarray(F.w), (copies, 1)))
-    if isinstance(F, Dense):
-        return Dense(np.tile(np.asarray(F.M), (copies, 1, 1)))
-    raise TypeError(f"cannot tile a {type(F).__name__} family")
-
-
 @functools.lru_cache(maxsize=64)
 def problem(clients: int = M_DEFAULT, noise: float = SIGMA, knob: float = 2.0
             ) -> QuadraticBilevel:
@@ -76,14 +62,9 @@ def problem(clients: int = M_DEFAULT, noise: float = SIGMA, knob: float = 2.0
     and constants for every ``clients``."""
     if clients < POPULATION or clients % POPULATION:
         raise ValueError(f"`clients` must be a positive multiple of {POPULATION}, got {clients}")
-    base, copies = _population(knob), clients // POPULATION
-    tile = lambda a: np.tile(np.asarray(a), (copies, 1))  # noqa: E731
-    return replace(base, A=_tile_family(base.A, copies), B=_tile_family(base.B, copies),
-                   R=_tile_family(base.R, copies), S=_tile_family(base.S, copies),
-                   c=tile(base.c), p=tile(base.p), q=tile(base.q), grad_noise=float(noise),
-                   hessian_noise=0.0,
-                   spec={**base.spec, "clients": clients, "noise": float(noise),
-                         "hessian_noise": 0.0, "tiled_from": POPULATION})
+    tiled = _population(knob).tiled(clients // POPULATION)
+    return replace(tiled, grad_noise=float(noise), hessian_noise=0.0,
+                   spec={**tiled.spec, "noise": float(noise), "hessian_noise": 0.0})
 
 
 @functools.lru_cache(maxsize=4)

@@ -230,7 +230,7 @@ CLAIMS = [
                 "Thm 4.1(a) itself gives T^{−1/2} there (afbo.strongly_convex_rate_theorem); "
                 "O(1/T) needs a decaying step η_t ∝ 1/t."),
         schedule=f"{SC_SCHED}; BoundedDelay(3); {RANDOM}",
-        touches=("AFBO-R5", "AFBO-R9"), conditions=COND_SC,
+        touches=("AFBO-R5", "AFBO-R9", "AFBO-R13"), conditions=COND_SC,
         mutants=(Mutant("decaying_step",
                         "the classical strongly convex schedule η_t = min(η, 2/(μ_Φt)) (η = "
                         "c/√T ≤ a_1) instead of the constant η = c/√T: the noise floor decays "
@@ -301,7 +301,7 @@ CLAIMS = [
                   "K = 5, σ = 1, start (x*, y*(x*)), E‖y*(x^T) − y^T‖² estimated by the mean "
                   f"of ‖y^t − y*(x^t)‖² over t ≥ T/2; BoundedDelay(3); {SERIES_CAP} (the "
                   "runs of afbo.strongly_convex_rate_theorem, here at 512 replicates)"),
-        touches=("AFBO-R2", "AFBO-R5", "AFBO-R12"), conditions=COND_SC,
+        touches=("AFBO-R2", "AFBO-R5", "AFBO-R12", "AFBO-R13"), conditions=COND_SC,
         mutants=(Mutant("decaying_steps",
                         "both steps decaying as 1/t, η_t = min(η, 2/(μ_Φt)) and β_t = min(β, "
                         "2/(Kμ_gt)) (η = c/√T ≤ a_1, β = 1/√(KT)): the inner noise floor ∝ β_t "

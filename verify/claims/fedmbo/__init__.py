@@ -23,7 +23,9 @@ Instances (closed form, small):
   ``Φ`` well conditioned so that the runs reach the asymptotic regime in a few hundred rounds),
   gradient noise ``σ_f = σ_{g,1} = 10``, Hessian noise ``0.3``.  Step sizes from the proof's
   constants (:func:`thm1_constants`): ``α_k = min{α̂₁, α̂₂, √(n/K)·α̂₃}``,
-  ``β = β̄α_k/T``; the ``√(n/K)`` branch is active on every grid point.
+  ``β = β̄α_k/T``; the ``√(n/K)`` branch is active on every grid point.  Fig. 2's fixed
+  sampling ratio runs copies of that instance (:func:`ratio_problem`, ``M`` clients, ``n = M/10``
+  sampled without replacement).
 * Inner-loop claims: ``kappa=10, heterogeneity=1, dim_y=2`` (dense per-client Hessians), at a
   far point (``‖y*(x)‖`` large), where FedAvg's client drift is visible.
 

@@ -146,8 +146,7 @@ RESULTS = (
     Result("fedmbo.fig2.clients", "figure", "§5.1, Fig. 2 (total clients)",
            "the performance of our proposed algorithm becomes better as we increase the number "
            "of clients [at a fixed 10% sampling ratio]", ("n",),
-           reason="a figure statement at a fixed 10% sampling ratio; no claim sweeps the total number "
-                  "of clients at a fixed ratio"),
+           claims=("fedmbo.stationarity_vs_clients_at_ratio",)),
     Result("fedmbo.fig3.rounds", "figure", "§5.2, Fig. 3 (left)",
            "among all the settings [PHE/IHGP × MinibatchSGD/FedSVRG/FedAvg], the proposed PHE "
            "+ MinibatchSGD converges the fastest [against communication rounds]", ("T",),
@@ -165,6 +164,6 @@ RESULTS = (
 INVENTORY = Inventory(
     key="fedmbo", paper="FedMBO 2023",
     citation="Huang, Zhang & Ji, ICML 2023 (arXiv:2302.05412)",
-    notation={"n": "m", "K": "T", "T": "K", "N": "N", "S": "batch", "1/ε": "ε",
+    notation={"n": "m", "M": "n", "K": "T", "T": "K", "N": "N", "S": "batch", "1/ε": "ε",
               r"\kappa_g": "κ", r"\beta/\beta_{\max}": "η"},
     results=RESULTS)

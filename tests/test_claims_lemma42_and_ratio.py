@@ -1,0 +1,57 @@
+"""AFBO's Lemma 4.2 (``verify/claims/afbo/inner_loop.py``) and FedMBO's fixed sampling ratio
+(``fedmbo.stationarity_vs_clients_at_ratio``): the bound as registered, the start, the tiled
+instances' constants, and each claim and mutant at its expected verdict on a short grid."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bilevel_theory.verify.claims import CLAIMS as CATALOGUE
+from bilevel_theory.verify.claims.afbo import inner_loop as IL
+from bilevel_theory.verify.claims.fedmbo import stationarity as ST
+from bilevel_theory.verify.claims.fedmbo.common import proof_constants
+
+
+def test_lemma42_bound_is_the_stated_right_hand_side():
+    c = IL.problem().constants
+    x, ys, y0 = IL._start()
+    d0 = float((y0 - ys) @ (y0 - ys))
+    assert d0 == pytest.approx(IL.OFFSET ** 2)
+    beta = 0.1
+    assert IL.lemma42_bound(3, beta) == pytest.approx(
+        4 * (c["sigma_g2"] + c["sigma_g12"]) * 3 * beta ** 2 + (1 - beta * c["mu_g"]) ** 3 * d0)
+
+
+def test_lemma42_start_is_along_the_slowest_direction_and_off_by_one_moves_nothing():
+    x, ys, y0 = IL._start()
+    A = np.asarray(IL.problem().closed_form.A)
+    w = (y0 - ys) / IL.OFFSET
+    assert w @ A @ w == pytest.approx(np.linalg.eigvalsh(A)[0])
+    out = IL.lemma42_vs_K(1, 4, 0, off_by_one=True)   # K − 1 = 0 steps: y^{t+1} = y^t
+    np.testing.assert_allclose(out["value"], IL.OFFSET ** 2)
+    assert out["value"][0] > out["bound"][0]
+
+
+def test_ratio_instances_are_copies_with_the_theorem_instance_constants():
+    base = ST.thm1_problem()
+    big = ST.ratio_problem(400)
+    assert big.clients == 400
+    np.testing.assert_allclose(big.x_star, base.x_star, rtol=1e-12)
+    for key in ("mu_g", "ell_g1", "L_f", "M_f", "L_y", "kappa_g", "sigma_g2"):
+        assert big.constants[key] == pytest.approx(base.constants[key], rel=1e-12), key
+    a, b = proof_constants(big, ST.NK_MAX), ST.thm1_constants()
+    for key in ("alpha_hat1", "alpha_hat2", "alpha_hat3", "beta_bar", "T", "S", "N"):
+        assert a[key] == pytest.approx(b[key], rel=1e-12), key
+    with pytest.raises(ValueError, match="multiple of 100"):
+        ST.ratio_problem(150)
+
+
+@pytest.mark.parametrize("cid, grid, reps", [
+    ("afbo.inner_loop_lemma42_vs_K", (1, 4, 16), 32),
+    ("afbo.inner_loop_lemma42_vs_step", (1 / 16, 1 / 4, 0.99), 32),
+    ("fedmbo.stationarity_vs_clients_at_ratio", (100, 200, 400), 64),
+])
+def test_claim_and_mutants_reach_their_verdicts_on_a_short_grid(cid, grid, reps,
+                                                                short_grid_verdicts):
+    short_grid_verdicts(CATALOGUE[cid], grid, reps)
