@@ -112,3 +112,23 @@ def test_the_config_hash_follows_the_numerical_libraries(monkeypatch):
         assert runner.config_hash(claim, "smoke") != before
     finally:
         runner._source_digest.cache_clear()
+
+
+def test_a_summary_of_rows_from_other_versions_says_why_they_are_not_used(tmp_path):
+    """A store made under other library (or Python) versions, e.g. on another machine, is
+    summarized as missing with the versions that differ, not as "not run"."""
+    from bilevel_theory.verify.claims.demo import DEMO_CLAIMS
+
+    claim = DEMO_CLAIMS[0]
+    runner.run_suite(claims=[claim], out=tmp_path, progress=False, costs=False)
+    path = tmp_path / "results.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert runner.summarize(tmp_path, [claim])[0]["status"] == "complete"
+    for r in rows:
+        r["config_hash"] = "0" * 16
+        r["versions"] = {**r["versions"], "numpy": "0.0-other"}
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    entry = runner.summarize(tmp_path, [claim])[0]
+    assert entry["status"] == "missing" and entry["verdict"] == "inconclusive"
+    assert entry["reason"].startswith(f"not run by this code: its {len(rows)} stored rows")
+    assert "numpy 0.0-other →" in entry["reason"]

@@ -191,18 +191,24 @@ def stale_claims(store: ResultsStore, hashes: Mapping[str, str], budget: str, se
     store holds points at ``budget``/``seed``/``backend`` under another configuration: those
     points are not reused (their code, grid, law or numerical libraries differ), and the run
     says so."""
-    now = versions()
     why: dict[str, str] = {}
     for r in store.rows(budget=budget, base_seed=seed, backend=backend):
         cid = r["claim"]
         if cid not in hashes or cid in why or r["config_hash"] == hashes[cid]:
             continue
-        old = r.get("versions") or {}
-        changed = [f"{k} {old[k]} → {now[k]}" for k in now
-                   if k in old and k != "python" and old[k] != now[k]]
-        why[cid] = ("computed under " + ", ".join(changed) if changed else
-                    "computed by other code, grid, replicates or law")
+        why[cid] = _stale_reason(r)
     return why
+
+
+def _stale_reason(row: Mapping[str, Any]) -> str:
+    """Why a stored row's configuration is not the current one: the versions that differ
+    (Python too: the code digest is taken of each module's syntax tree, whose form changes
+    between Python versions), else other code, grid, replicates or law."""
+    now, old = versions(), row.get("versions") or {}
+    changed = [f"{k} {old[k]} → {now[k]}" for k in now
+               if k in old and k != "bilevel-theory" and old[k] != now[k]]
+    return ("computed under " + ", ".join(changed) if changed else
+            "computed by other code, grid, replicates or law")
 
 
 def _measure_file(m: Any) -> str:
@@ -1069,5 +1075,10 @@ def summarize(results_dir: str | os.PathLike, claims: Iterable[Claim | str] | No
                   else store.points(claim.id, b, cfg, base_seed, backend))
         if base_seed is None:
             base_seed = seed if seed is not None else 0
-        out.append(evaluate(ran, b, points, base_seed, n_boot))
+        result = evaluate(ran, b, points, base_seed, n_boot)
+        if not points and (stored := store.rows(claim.id, b, base_seed=seed)):
+            # rows there are, but none of the current configuration: say why, not "not run"
+            result.reason = (f"not run by this code: its {len(stored)} stored rows were "
+                             f"{_stale_reason(stored[-1])}; rerun to recompute them")
+        out.append(result)
     return [r.to_dict() for r in attach_power(out)]
