@@ -133,8 +133,10 @@ def test_minimax_instance_and_contraction(setting):
 
 def test_minimax_fednest_rate_is_the_predicted_one():
     """Deterministic run: the per-epoch ratio of ‖x_k‖² settles at the predicted contraction."""
-    d, div = linear_minimax._mm_distance("fednest", "paper", 12, 1, 0, "numpy")
-    d8, _ = linear_minimax._mm_distance("fednest", "paper", 8, 1, 0, "numpy")
+    d, div = linear_minimax._mm_distance("fednest", linear_minimax._mm_problem("paper"), 12, 1, 0,
+                                        "numpy")
+    d8, _ = linear_minimax._mm_distance("fednest", linear_minimax._mm_problem("paper"), 8, 1, 0,
+                                         "numpy")
     assert not div.any()
     slope = math.log(d[0] / d8[0]) / 4
     assert slope == pytest.approx(linear_minimax._mm_law("paper").value, abs=0.02)

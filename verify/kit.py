@@ -167,7 +167,15 @@ def lower_level_conditions(prob_of: Any, strong: str, smooth: str, ell_of: Any =
 
 
 __all__ = ["LEDGER_TOTALS", "PAPERS", "READINGS", "Paper", "PaperClaims", "law", "ledger_totals",
-           "lower_level_conditions", "per_budget", "per_replicate", "reading_paper", "register_paper"]
+           "lower_level_conditions", "per_budget", "per_replicate", "reading_paper", "register_paper",
+           "slow_direction"]
+
+
+def slow_direction(problem: Any) -> np.ndarray:
+    """The unit bottom eigenvector of ``Ā = mean_i ∇²_{yy}g_i`` of ``problem``: the direction
+    along which the lower level contracts slowest (a Neumann series' slowest mode, the tight
+    direction of a tracking bound)."""
+    return np.linalg.eigh(problem.host.closed_form.A)[1][:, 0]
 
 
 def knob_for(value_of: Any, target: float, *, name: str = "kappa", upper: float | None = None,

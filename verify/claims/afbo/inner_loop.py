@@ -27,7 +27,7 @@ from bilevel_theory import rates, run
 from bilevel_theory.afbo import BoundedDelay
 
 from ...claim import Condition, Mutant, per_budget
-from ...kit import law, lower_level_conditions, per_replicate
+from ...kit import law, lower_level_conditions, per_replicate, slow_direction
 from .common import DELAY, P, problem
 
 OFFSET = 50.0       # ‖y^t − y*(x^t)‖ along the slowest direction: the contraction term leads
@@ -43,8 +43,7 @@ def _start() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     prob = problem()
     x = np.asarray(prob.x_star, float)
     ys = np.asarray(prob.y_star(x), float)
-    w = np.linalg.eigh(np.asarray(prob.closed_form.A, float))[1][:, 0]
-    return x, ys, ys + OFFSET * w
+    return x, ys, ys + OFFSET * slow_direction(prob)
 
 
 def _beta_max() -> float:

@@ -13,7 +13,7 @@ from bilevel_theory import rates
 from bilevel_theory.problems.quadratic import block_norm
 
 from ...claim import Mutant, per_budget
-from ...kit import law, per_replicate
+from ...kit import law, per_replicate, slow_direction
 from .common import (
     _TOUCH_PHE,
     PHE_POINT,
@@ -140,7 +140,7 @@ def bias_bound_point() -> tuple[np.ndarray, np.ndarray]:
     ``ρ`` the largest with ``‖x‖, ‖y*(x)‖ ≤ radius`` (the ball on which ``ℓ_{f,0}`` holds)."""
     problem = phe_problem(**BOUND_INSTANCE)
     C = problem.host.closed_form
-    u1 = np.linalg.eigh(C.A)[1][:, 0]
+    u1 = slow_direction(problem)
     v = (C.R.T + C.S @ C.J).T @ u1
     v = v / np.linalg.norm(v)
     if u1 @ (_grads_f(problem, v, problem.y_star(v))[1]) < 0:

@@ -13,7 +13,7 @@ from bilevel_theory.inner import fedavg, minibatch_sgd
 from bilevel_theory.problems import QuadraticBilevel
 
 from ...claim import Condition, Mutant, per_budget
-from ...kit import law, per_replicate
+from ...kit import law, per_replicate, slow_direction
 from .common import (
     REPLACE,
     P,
@@ -81,11 +81,6 @@ LEMMA5_T = 8
 LEMMA5_N = 4       # sampled clients of the T-, β- and S-sweeps
 LEMMA5_NOISE = 0.5  # σ_{g,1}
 SLOW_OFFSET = 50.0  # ‖y⁰ − y*‖ of the T- and β-sweeps, along the slowest direction
-
-
-def slow_direction(problem) -> np.ndarray:
-    """The unit bottom eigenvector of ``Ā = mean_i ∇²_{yy}g_i``."""
-    return np.linalg.eigh(problem.host.closed_form.A)[1][:, 0]
 
 
 def _lemma5_run(problem, n, replicates, seed, backend, *, T=LEMMA5_T, beta=None, S=1,
@@ -197,6 +192,11 @@ def remark5_vs_m(m, replicates, seed, backend="numpy", *, replace=False):
 
 LEMMA5 = rates.BOUNDS["fedmbo.lemma5"]
 LEMMA5_STATIONARY = rates.BOUNDS["fedmbo.lemma5_stationary"]
+LEMMA5_STATEMENT = (r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2 \leq (1 - \beta\mu_g)^T "
+                    r"\|y^k - y^*(x^k)\|^2 + 4(\sigma_{g,1}^2 + \sigma_g^2) T \beta^2/(nS)")
+#: what the Lemma-5 and Remark-5 claims share: the measured error against the bound, at it
+_BOUNDED_Y = dict(kind="bounded_by", quantity=r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2",
+                  law=law(rates.law_for(LEMMA5, "bound")), tolerance=0.0)
 
 
 def _step_cap(problem_of, fraction_of=lambda v: 1.0) -> Condition:
@@ -267,11 +267,9 @@ def _remark5_claim(var: str, measure, grid: list, more: tuple, setting: str, pro
                       + ("S)" if var == "S" else "n = m)")),
         statement=(r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2 \leq (1 - \beta\mu_g)^T "
                    r"\|y^k - y^*(x^k)\|^2 + 4\sigma_{g,1}^2 T \beta^2/(nS)\quad(n = m)"),
-        kind="bounded_by", variable="S" if var == "S" else "n",
-        quantity=r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2",
+        variable="S" if var == "S" else "n", **_BOUNDED_Y,
         measure=measure, grid=per_budget(grid, [*grid, more[0]], [*grid, *more]),
-        replicates=per_budget(64, 256, 1024),
-        law=law(rates.law_for(LEMMA5, "bound")), tolerance=0.0, mutants=(WITH_REPLACEMENT,),
+        replicates=per_budget(64, 256, 1024), mutants=(WITH_REPLACEMENT,),
         schedule=(f"T = {LEMMA5_T} minibatch-SGD steps from y = y*(x) at x = 7v, {setting}, "
                   f"σ_{{g,1}} = {LEMMA5_NOISE:g}"),
         conditions=_remark5_conditions(problem_of), touches=("FEDMBO-R1",))
@@ -306,14 +304,11 @@ def _claims() -> list:
             touches=("FEDMBO-R1", "FEDMBO-R12")),
         P.claim(
             "inner_loop_lemma5", role="confirmation", source=P.cite("Lemma 5"),
-            statement=(r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2 \leq (1 - \beta\mu_g)^T "
-                       r"\|y^k - y^*(x^k)\|^2 + 4(\sigma_{g,1}^2 + \sigma_g^2) T \beta^2/(nS)"),
-            kind="bounded_by", variable="n",
-            quantity=r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2",
+            statement=LEMMA5_STATEMENT,
+            variable="n", **_BOUNDED_Y,
             measure=inner_lemma5,
             grid=per_budget([1, 4, 16, 64], _pow2(0, 9), _pow2(0, 11)),
             replicates=per_budget(64, 256, 1024),
-            law=law(rates.law_for(LEMMA5, "bound")), tolerance=0.0,
             mutants=(STEP_QUARTER,
                      Mutant("summed", "the server sums the n client gradients instead of "
                             "averaging them (a step of nβ along their mean): from n = 4 on the "
@@ -327,14 +322,11 @@ def _claims() -> list:
             touches=("FEDMBO-R1", "FEDMBO-R12")),
         P.claim(
             "inner_loop_lemma5_vs_T", role="confirmation", source=P.cite("Lemma 5 (in T)"),
-            statement=(r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2 \leq (1 - \beta\mu_g)^T "
-                       r"\|y^k - y^*(x^k)\|^2 + 4(\sigma_{g,1}^2 + \sigma_g^2) T \beta^2/(nS)"),
-            kind="bounded_by", variable="T",
-            quantity=r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2",
+            statement=LEMMA5_STATEMENT,
+            variable="T", **_BOUNDED_Y,
             measure=inner_lemma5_vs_T,
             grid=per_budget([1, 2, 4, 8, 16, 32], _pow2(0, 7), _pow2(0, 8)),
             replicates=per_budget(64, 256, 1024),
-            law=law(rates.law_for(LEMMA5, "bound")), tolerance=0.0,
             mutants=(OFF_BY_ONE,),
             schedule=(f"T minibatch-SGD steps at x = 7v (as fedmbo.inner_loop_lemma5) from "
                       f"y⁰ = y* + {SLOW_OFFSET:g}w, w the bottom eigenvector of Ā (the "
@@ -347,16 +339,13 @@ def _claims() -> list:
         P.claim(
             "inner_loop_lemma5_vs_step", role="confirmation",
             source=P.cite("Lemma 5 (in β, 0 < β ≤ 1/(2ℓ_{g,1}))"),
-            statement=(r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2 \leq (1 - \beta\mu_g)^T "
-                       r"\|y^k - y^*(x^k)\|^2 + 4(\sigma_{g,1}^2 + \sigma_g^2) T \beta^2/(nS)"),
-            kind="bounded_by", variable=r"\beta/\beta_{\max}",
-            quantity=r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2",
+            statement=LEMMA5_STATEMENT,
+            variable=r"\beta/\beta_{\max}", **_BOUNDED_Y,
             measure=inner_lemma5_vs_step,
             grid=per_budget([1 / 16, 1 / 8, 1 / 4, 1 / 2, 1], [1 / 32, 1 / 16, 1 / 8, 1 / 4,
                                                              1 / 2, 3 / 4, 1],
                             [1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2, 3 / 4, 1]),
             replicates=per_budget(64, 256, 1024), scale="loglog",
-            law=law(rates.law_for(LEMMA5, "bound")), tolerance=0.0,
             mutants=(STEP_QUARTER,),
             schedule=(f"T = {LEMMA5_T} minibatch-SGD steps at x = 7v from y⁰ = y* + "
                       f"{SLOW_OFFSET:g}w (as fedmbo.inner_loop_lemma5_vs_T), β = fraction·β_max "
@@ -368,15 +357,12 @@ def _claims() -> list:
         P.claim(
             "inner_loop_lemma5_vs_S", role="finding", expected="violated",
             source=P.cite("Lemma 5 (in S), eq. (11)"),
-            statement=(r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2 \leq (1 - \beta\mu_g)^T "
-                       r"\|y^k - y^*(x^k)\|^2 + 4(\sigma_{g,1}^2 + \sigma_g^2) T \beta^2/(nS)"),
-            kind="bounded_by", variable="S",
-            quantity=r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2",
+            statement=LEMMA5_STATEMENT,
+            variable="S", **_BOUNDED_Y,
             measure=inner_lemma5_vs_S,
             grid=per_budget([1, 4, 16, 64, 256, 1024], [1, 4, 16, 64, 256, 1024, 4096],
                             [1, 4, 16, 64, 256, 1024, 4096, 16384]),
             replicates=per_budget(256, 512, 1024),
-            law=law(rates.law_for(LEMMA5, "bound")), tolerance=0.0,
             mutants=(Mutant("per_client_sampling", "the bound with the client-sampling term "
                             "not divided by the batch, 4(σ_{g,1}²/S + σ_g²)Tβ²/n: S samples of "
                             "one client average its noise, not the choice of the client",

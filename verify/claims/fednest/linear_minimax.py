@@ -43,20 +43,20 @@ def _mm_hyper(prob) -> dict:
                 inner_step=1.0 / (2.0 * c["ell_g1"]))
 
 
-def _mm_distance(name, setting, k, replicates, seed, backend, sampled=None, drop_b=False):
-    """``‖x_k − x*‖²/‖x_0 − x*‖²`` after ``k`` epochs of ``name`` (full participation unless
-    ``sampled`` clients; ``drop_b``: on the instance with every ``b_i = 0``, as the official
-    notebook's FedNest cell updates ``y``; ``x* = 0`` for both, ``b`` being centred)."""
-    prob = _mm_problem(setting)
+def _mm_distance(name, prob, k, replicates, seed, backend, sampled=None, run_on=None):
+    """``‖x_k − x*‖²/‖x_0 − x*‖²`` after ``k`` epochs of ``name`` on ``prob`` with the steps of
+    :func:`_mm_hyper` (full participation unless ``sampled`` clients); ``run_on``: the
+    algorithm runs on that instance instead (the one with every ``b_i = 0``, as the official
+    notebook's FedNest cell updates ``y``), the distance is still to ``prob``'s ``x*`` (``0``
+    for both, ``b`` being centred)."""
     hp = _mm_hyper(prob)
     if sampled is not None:
         hp["sampled_clients"] = int(sampled)
     if name != "fedavg_s":
         hp["inner_steps"] = MM_T
-    if drop_b:
-        prob = _mm_problem_without_b(setting)
-    tr = run(name, prob, rounds=int(k), replicates=replicates, seed=seed, backend=backend, **hp)
-    d = tr.distance_to(_mm_problem(setting).x_star)
+    tr = run(name, run_on or prob, rounds=int(k), replicates=replicates, seed=seed,
+             backend=backend, **hp)
+    d = tr.distance_to(prob.x_star)
     return d[:, -1] / d[:, 0], tr.diverged
 
 
@@ -99,14 +99,9 @@ def minimax_linear_vs_spread(spread, replicates, seed, backend="numpy", *, name=
     """``‖x_K − x*‖²/‖x_0 − x*‖²`` after ``K = MM_K_SPREAD`` epochs of ``name`` on the §4.3
     instance whose ``b_i'`` have spread ``s`` (full participation, noise-free, the steps of
     :func:`_mm_hyper`); ``name="fedavg_s"``: simultaneous local updates (a mutant)."""
-    prob = _mm_spread_problem(spread)
-    hp = _mm_hyper(prob)
-    if name != "fedavg_s":
-        hp["inner_steps"] = MM_T
-    tr = run(name, prob, rounds=MM_K_SPREAD, replicates=replicates, seed=seed,
-             backend=backend, **hp)
-    d = tr.distance_to(prob.x_star)
-    return {"value": d[:, -1] / d[:, 0], "diverged": tr.diverged}
+    d, div = _mm_distance(name, _mm_spread_problem(spread), MM_K_SPREAD, replicates, seed,
+                          backend)
+    return {"value": d, "diverged": div}
 
 
 @cached_derivation
@@ -122,15 +117,17 @@ def _mm_spread_law() -> Law:
 def minimax_linear(k, replicates, seed, backend="numpy", *, sampled=None):
     """FedNest's relative distance to x* after ``k`` epochs (§4.3 as printed, λ = 10);
     ``sampled``: partial participation (a mutant)."""
-    d, div = _mm_distance("fednest", "paper", k, replicates, seed, backend, sampled)
+    d, div = _mm_distance("fednest", _mm_problem("paper"), k, replicates, seed, backend,
+                          sampled)
     return {"value": d, "diverged": div}
 
 
 def _mm_contrast(other, setting, k, replicates, seed, backend, sampled=None,
                  notebook_fednest=False, first="fednest"):
-    d, div = _mm_distance(first, setting, k, replicates, seed, backend, sampled,
-                          drop_b=notebook_fednest)
-    d2, div2 = _mm_distance(other, setting, k, replicates, seed, backend, sampled)
+    prob = _mm_problem(setting)
+    d, div = _mm_distance(first, prob, k, replicates, seed, backend, sampled,
+                          _mm_problem_without_b(setting) if notebook_fednest else None)
+    d2, div2 = _mm_distance(other, prob, k, replicates, seed, backend, sampled)
     return {"value": d, "contrast": d2, "diverged": div, "contrast_diverged": div2}
 
 
