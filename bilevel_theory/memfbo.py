@@ -217,7 +217,8 @@ class MemFBO(Algorithm):
         tau = hp["local_steps"]
         eta = {v: as_schedule(f"eta_{v}", hp[f"eta_{v}"])(k) for v in ("x", "y", "z")}
         gamma = {v: as_schedule(f"gamma_{v}", hp[f"gamma_{v}"])(k) for v in ("x", "y", "z")}
-        idx = o.sample_clients(ctx.replicates, hp["sampled_clients"], replace=False)
+        idx = o.sample_clients(ctx.replicates, hp["sampled_clients"],
+                               replace=self.sampling_replace)
         ctx.broadcast(state["x"], state["y"], state["z"])
         shape = idx.shape
         start = {v: xp.broadcast_to(state[v][:, None, :], shape + state[v].shape[-1:])
@@ -247,8 +248,8 @@ REGISTERED = (MemFBO,)
 
 
 # =============================================================================================
-# Theory: the bounds of Yang, Xiao, Ma & Ji, AAAI 2025 (Prop 5.8, Thm 5.11, Cor 5.12, Alg. 1's
-# state), as sympy expressions.
+# Theory: the bounds of Yang, Xiao, Ma & Ji, AAAI 2025 (Props 5.8 and 5.10, Thm 5.11, Cor 5.12,
+# Alg. 1's state), as sympy expressions.
 # ``bilevel_theory.rates.BOUNDS`` collects them by name; ``rates.law_for`` derives the claims'
 # laws from them.  Built on demand, so that importing the algorithm does not import sympy.
 # =============================================================================================
@@ -258,8 +259,8 @@ THEORY_CITATION = "Yang, Xiao, Ma & Ji, AAAI 2025"
 
 
 def bounds() -> list:
-    """The stated bounds of Yang, Xiao, Ma & Ji, AAAI 2025, Prop 5.8, Thm 5.11, Cor 5.12, as
-    :class:`bilevel_theory.rates.Bound` objects (names ``"memfbo.<result>"``)."""
+    """The stated bounds of Yang, Xiao, Ma & Ji, AAAI 2025, Props 5.8 and 5.10, Thm 5.11, Cor
+    5.12, as :class:`bilevel_theory.rates.Bound` objects (names ``"memfbo.<result>"``)."""
     import sympy as sp  # noqa: PLC0415
 
     from bilevel_theory.rates import Bound, BoundList, C_lam, P, T, c_tau, eps, lam, tau  # noqa: PLC0415
@@ -331,6 +332,20 @@ def bounds() -> list:
         {"tau": "local steps", "lambda": "multiplier λ", "eta_y": "local step"},
         notes=("MEMFBO-R4: the power of τ as stated; M_se, M_cs, Δ_x, E‖y − y*_λ‖² independent "
                "of τ at fixed η",)))
+    # Prop. 5.10 (MEMFBO-I7): the second moment of the server's h_y; the client-sampling
+    # coefficient (n − P)λ²/(P(n − 1)) is confirmed by the text, the λ²/(Pτ) of M_se inferred.
+    n_all, d_y_ = (sp.Symbol(s, positive=True) for s in ("n", "Delta_y"))
+    _add(Bound(
+        "memfbo.prop510_second_moment", THEORY_PAPER,
+        _src("Prop. 5.10 (proof: Thm C.9)", "[INFERRED]"),
+        lam**2 * e_y + lam**2 * (d_x + d_y_) + lam**2 / (P * tau) * m_se
+        + (n_all - P) * lam**2 / (P * (n_all - 1)) * m_cs,
+        r"\mathbb{E}\|h_y^t\|^2", "O",
+        {"P": "sampled clients", "n": "clients", "tau": "local steps",
+         "lambda": "multiplier λ"},
+        notes=("MEMFBO-I7: the (n − P)λ²/(P(n − 1)) coefficient of M_cs is confirmed by the "
+               "text; the λ²/(Pτ) of M_se is inferred from 'decreases sublinearly w.r.t. τ and "
+               "P'",)))
     # Memory: the vectors a client keeps (Alg. 1: local x, y, z and the normalized sums h_x,
     # h_y, h_z of eq. (7)), b bytes each; no τ anywhere.  Hessian/Jacobian products: none (§3.2).
     dim_x, dim_y, nbytes = (sp.Symbol(s, positive=True) for s in ("d_x", "d_y", "b"))

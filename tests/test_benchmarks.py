@@ -226,3 +226,14 @@ def test_fednest_style_loop_matches_the_toolkit_epoch():
     np.testing.assert_allclose(y, rec["y"], rtol=1e-11, atol=1e-12)
     np.testing.assert_allclose(x, rec["x"], rtol=1e-11, atol=1e-12)
     assert np.abs(x - rec["x0"]).max() > 1e-3
+
+
+def test_torch_style_loop_matches_the_toolkit_epoch():
+    """The same loop with torch tensors and autograd derivatives (the released code's way)
+    computes the toolkit's epoch noise-free; skipped where torch is not installed."""
+    pytest.importorskip("torch", reason="torch is not installed (an optional benchmark)")
+    from benchmarks.fednest_loop import _torch_case, record_epoch
+
+    prob = _problem("structured", 0.0, clients=30)
+    out = _torch_case(prob, record_epoch(prob, seed=2), 2, repeats=1)
+    assert out["loop_matches_toolkit"] and out["loop_seconds"] > 0

@@ -19,9 +19,15 @@ _KAPPA = ("Cor 3.1 needs T = O(κ_g⁴) inner steps per epoch and K = O(κ_g⁵�
           "with κ_g even with K held fixed, so the schedule mutant was not caught and no claim "
           "was made; a design whose A is dominated by the transient is open")
 
-_KAPPA_F = ("Cor 3.2's κ_f (T = O(κ_f) inner steps, K = O(κ_f²ε⁻²) epochs) is not swept yet: the "
-            "runs are affordable, a minimax family with κ_f set exactly and a design whose "
-            "transient carries the κ_f-scaling (as fedmbo.kappa_iterations') are not built")
+_KAPPA_F = ("Cor 3.2's κ_f (T = O(κ_f) inner steps, K = O(κ_f²ε⁻²) epochs) is not swept: on the "
+            "random minimax family with μ_f = 1 the coupling's scale makes Φ's smoothness "
+            "L_Φ = ‖P + B̄ᵀĀ⁻¹B̄‖ fall with κ_f, so A at a fixed K falls too and the schedule "
+            "mutant (K without its κ_f²) is not caught; with the coupling grown as √κ_f "
+            "(L_Φ ∝ κ_f, Φ(x⁰) − Φ* held fixed, ᾱ = 2/L_Φ, T = ⌈κ_f⌉, κ_f = 3–8) the mutant's "
+            "A grows as κ_f^{1.7}, but A at K ∝ κ_f² is flat for coupling 0.5 and rises beyond "
+            "κ_f = 6 for coupling 1 (slope 0.6 over 3–8): the verdict depends on a constant "
+            "the corollary leaves free (with ᾱ and c_T, which its proof, not in the text, "
+            "would fix), so no verdict could be signed and no claim was made")
 _EPS_BY_K = ("; ε: the claim sweeps K at the corollary's schedule, and K = O(ε⁻²) is its rate "
              "O(1/√K) inverted (the grid of K walks ε ∝ K^{−1/2})")
 _SAMPLES = ("; the samples per epoch are a constant of the schedule (batch O(1)), counted by "

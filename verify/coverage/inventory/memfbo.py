@@ -48,8 +48,12 @@ RESULTS = (
            r"\mathbb{E}\|h_y^t\|^2 \le O(\lambda^2)\mathbb{E}\|y^t - y^*_\lambda(x^t)\|^2 + "
            r"O(\lambda^2)(\Delta_x^t + \Delta_y^t) + O(\frac{\lambda^2}{P\tau})M_{se} + "
            r"O(\frac{(n-P)\lambda^2}{P(n-1)})M_{cs}", ("m", "τ", "n", "λ"),
-           reason="the variance of h_y with a sampling term (n − P)λ²/(P(n − 1)); its O(·) constants "
-                  "are lost (MEMFBO-I3) and no claim measures h_y's second moment"),
+           claims=("memfbo.second_moment_vs_sampled_clients", "memfbo.second_moment_vs_clients",
+                   "memfbo.second_moment_vs_local_steps"),
+           reason="P, n (through P_eff = P(n − 1)/(n − P)) and τ are swept (MEMFBO-I7); λ is not: "
+                  "λ²M_se = σ_f² + λ²σ_g² and λ²M_cs = L_{f,0}²(1 + 2L_{g,1}²/μ²) + λ²σ_gh² are "
+                  "both c₁ + c₂λ², which bounds the measured second moment at every λ (∇_yL_i = "
+                  "∇_yf_i + λ∇_yg_i), so no λ-sweep could contradict the statement"),
     Result("memfbo.thm5.11.partial", "theorem", "Thm 5.11 (partial participation)",
            r"\min_t\mathbb{E}\|\nabla\Phi(x^t)\|^2 = O((PT)^{-2/7})\ (\tau = O(1);\ "
            r"\text{read from Cor 5.12, MEMFBO-I3})", ("m", "T"), headline=True,
@@ -102,10 +106,12 @@ RESULTS = (
     Result("memfbo.cor5.12.vs_others", "section", "§5.2, after Cor 5.12 (comparison)",
            "an improved communication complexity of O(ε^{-1.5}) over the typical O(ε^{-2}) "
            "result obtained by FedNest, FBO-AggITD and FedMBO", ("ε",), headline=True,
-           reason="a comparison of upper bounds (ε^{−1.5} against ε^{−2}); each is tested by its own "
-                  "claims (memfbo.rounds_full_participation; fedmbo.complexity_vs_epsilon, "
-                  "fednest.bilevel_rate), but on strongly convex quadratics neither bound is attained, "
-                  "so runs cannot show the improvement: not built"),
+           claims=("memfbo.rounds_full_participation", "fednest.bilevel_rate",
+                   "fedmbo.complexity_vs_epsilon"),
+           sweeps={"memfbo.rounds_full_participation": "ε", "fednest.bilevel_rate": "ε",
+                   "fedmbo.complexity_vs_epsilon": "ε"},
+           reason="each exponent at its own paper's schedule (MEMFBO-R6); AggITD is not "
+                  "implemented"),
     Result("memfbo.alg1.first_order", "section", "Abstract, §3.2",
            "uses only first-order gradient information for all local updates", ("τ",),
            claims=("memfbo.first_order_only",)),
@@ -131,4 +137,6 @@ RESULTS = (
 INVENTORY = Inventory(
     key="memfbo", paper="MemFBO 2025", citation="Yang, Xiao, Ma & Ji, AAAI 2025",
     notation={"P": "m", "T": "T", r"\tau": "τ", r"\lambda": "λ"},
+    claim_sweeps={"memfbo.second_moment_vs_sampled_clients": "m",
+                  "memfbo.second_moment_vs_clients": "n"},
     results=RESULTS)

@@ -1,0 +1,83 @@
+"""MemFBO's Prop. 5.10 (``verify/claims/memfbo/second_moment.py``): the second moment of the
+server's ``h_y`` read from one round of the algorithm against the closed form of sampling
+without replacement, the law derived from the registered bound, the sweep's inverse maps, and
+each claim and mutant at its expected verdict on a short grid."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bilevel_theory import rates
+from bilevel_theory.memfbo import penalty_y
+from bilevel_theory.verify.claims import CLAIMS as CATALOGUE
+from bilevel_theory.verify.claims.memfbo import second_moment as SM
+from bilevel_theory.verify.claims.memfbo.common import N_CLIENTS, problem
+
+
+def _spread(p) -> tuple[np.ndarray, float]:
+    """The clients' exact ``∇_yL_i`` at the start point and their mean squared norm ``S²``."""
+    s = SM.start(p)
+    lam = SM.LAMBDA
+    idx = np.arange(p.clients)[None, :]
+    x = np.broadcast_to(s["x0"], (1, p.clients, p.dim_x))
+    y = np.broadcast_to(s["y0"], (1, p.clients, p.dim_y))
+    d = p.exact_grad_y_f(idx, x, y) + lam * p.exact_grad_y_g(idx, x, y)
+    return d[0], float((d[0] ** 2).sum(-1).mean())
+
+
+def test_directions_average_to_zero_at_the_penalty_point():
+    p = problem(0.0)
+    d, s2 = _spread(p)
+    np.testing.assert_allclose(d.mean(axis=0), 0.0, atol=1e-10 * math.sqrt(s2))
+    assert s2 > 0
+    np.testing.assert_allclose(SM.start(p)["y0"], penalty_y(p, SM.start(p)["x0"], SM.LAMBDA))
+
+
+@pytest.mark.parametrize("P", [2, 8, 15])
+def test_second_moment_is_the_without_replacement_variance(P):
+    p = problem(0.0)
+    _, s2 = _spread(p)
+    out = SM.second_moment(p, P, 1, 20, 3, "numpy", pool=1000)
+    exact = s2 * (N_CLIENTS - P) / (P * (N_CLIENTS - 1))
+    # the mean of 20000 replicates: relative standard error below 2 %
+    assert out["value"].mean() == pytest.approx(exact, rel=0.06)
+    repl = SM.second_moment(p, P, 1, 20, 3, "numpy", algorithm="with_replacement", pool=1000)
+    assert repl["value"].mean() == pytest.approx(s2 / P, rel=0.06)
+
+
+def test_full_participation_gives_zero_and_tiling_keeps_the_spread():
+    p = problem(0.0)
+    out = SM.second_moment(p, N_CLIENTS, 1, 8, 0, "numpy")
+    assert out["value"].max() < 1e-20
+    assert _spread(p.tiled(3))[1] == pytest.approx(_spread(p)[1], rel=1e-12)
+
+
+def test_inverse_maps_and_laws():
+    for P in range(1, N_CLIENTS):
+        assert SM._P_of(SM.effective_draws(P, N_CLIENTS)) == P
+    assert SM.effective_draws(N_CLIENTS, N_CLIENTS) == math.inf
+    with pytest.raises(ValueError, match="P_eff"):
+        SM.sampling_vs_P(3.3, 2, 0)
+    assert SM.LAW_SAMPLING.value == -1.0 and SM.LAW_DATA.value == -1.0
+    b = rates.BOUNDS["memfbo.prop510_second_moment"]
+    assert {"P", "n", "tau", "lambda"} <= set(b.symbols)
+
+
+def test_unnormalized_mutant_multiplies_the_direction_by_tau():
+    p = problem(1.0, 0.0)
+    a = SM.second_moment(p, N_CLIENTS, 4, 64, 5, "numpy")
+    b = SM.second_moment(p, N_CLIENTS, 4, 64, 5, "numpy", algorithm="unnormalized")
+    np.testing.assert_allclose(b["value"], 16 * a["value"], rtol=1e-9)
+
+
+@pytest.mark.parametrize("cid, grid, reps", [
+    ("memfbo.second_moment_vs_sampled_clients", (1.0, 5.0, 45.0, 225.0), 32),
+    ("memfbo.second_moment_vs_clients", tuple(SM._grid_n((1, 2, 8))), 32),
+    ("memfbo.second_moment_vs_local_steps", (1, 4, 16, 64), 16),
+])
+def test_claim_and_mutants_reach_their_verdicts_on_a_short_grid(cid, grid, reps,
+                                                                short_grid_verdicts):
+    short_grid_verdicts(CATALOGUE[cid], grid, reps)

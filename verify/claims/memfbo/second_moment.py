@@ -1,0 +1,264 @@
+"""The second moment of MemFBO's server direction ``h_y`` (Yang, Xiao, Ma & Ji, AAAI 2025,
+Prop. 5.10, eq. (11); MEMFBO-I7):
+
+    E‖h_y^t‖² ≤ O(λ²)E‖y^t − y*_λ(x^t)‖² + O(λ²)(Δ_x^t + Δ_y^t) + O(λ²/(Pτ))M_se
+                + O((n − P)λ²/(P(n − 1)))M_cs.
+
+Every claim measures ``h_y`` from one round of the algorithm itself (``y¹ = y⁰ − γ_y h_y``,
+so ``h_y = (y⁰ − y¹)/γ_y``) started at the penalty point ``(x_λ, y_λ(x_λ), y*(x_λ))``, where
+the first term vanishes, and isolates one of the other terms:
+
+* **client sampling** (exact gradients, ``τ = 1``: ``Δ = 0``, ``M_se = 0``): ``h_y`` is the mean
+  of ``∇_yL_i`` over ``P`` of ``n`` clients drawn without replacement, whose second moment is
+  ``S²(n − P)/(P(n − 1)) = S²/P_eff`` (``S²`` the clients' spread of ``∇_yL_i``,
+  ``P_eff = P(n − 1)/(n − P)`` the number of draws with replacement of the same variance).
+  Swept in ``P`` at ``n = 16`` and in ``n`` (the instance tiled, so that ``S²`` is unchanged)
+  at ``P = 15``, both against ``P_eff``;
+* **data sampling** (identical clients with noise, ``P = n``: the sampling term is 0): the
+  ``τ`` local steps average ``τ`` noisy directions, ``O(λ²/(Pτ))M_se`` in ``τ`` (with
+  ``η = γ/τ`` the drift terms are ``O(1/τ)`` as well, Prop. 5.8 for identical clients).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy as sp
+
+from bilevel_theory import rates as R_
+from bilevel_theory.algorithm import run_algorithm
+from bilevel_theory.memfbo import MemFBO, penalty_stationary_point, penalty_y
+
+from ...claim import Mutant
+from ...kit import law, per_budget, per_replicate
+from .common import (
+    INSTANCE,
+    N_CLIENTS,
+    P_,
+    SIGMA,
+    _assumption_conditions,
+    _gammas,
+    _penalty_large,
+    _step_conditions,
+    problem,
+)
+from .drift import DRIFT_LAMBDA
+
+
+# ============================================================================ algorithms
+class WithReplacement(MemFBO):
+    """Mutant: ``C_t`` drawn with replacement (``numpy``'s default for ``choice``) instead of
+    without, as Alg. 1 samples it."""
+
+    sampling_replace = True
+
+
+class UnnormalizedSums(MemFBO):
+    """Mutant: the clients upload the sums ``Σ_k`` of eq. (7) without the ``1/τ`` that makes
+    them "normalized aggregations" (MEMFBO-I1; the factor is lost in the text)."""
+
+    def upload(self, ctx, hx, hy, hz):
+        tau = self.hp["local_steps"]
+        return super().upload(ctx, tau * hx, tau * hy, tau * hz)
+
+
+ALGORITHMS = {None: MemFBO, "with_replacement": WithReplacement,
+              "unnormalized": UnnormalizedSums}
+
+# ============================================================================ measures
+P_TILED = 15          # sampled clients of the sweep in n
+POOL = 64             # rounds averaged into one stored replicate
+CHUNK = 4096          # rounds per run (the runs' memory)
+LAMBDA = DRIFT_LAMBDA  # λ ≥ 3ℓ_{f,1}/μ_g, as the drift claims'
+
+
+def effective_draws(P: int, n: int) -> float:
+    """``P_eff = P(n − 1)/(n − P)``: the draws with replacement whose mean has the variance of
+    ``P`` of ``n`` drawn without replacement (``inf`` at ``P = n``)."""
+    return math.inf if P == n else P * (n - 1) / (n - P)
+
+
+def _inverse(value: float, candidates, of) -> int:
+    """The integer ``c`` of ``candidates`` with ``of(c) = value`` (a grid value)."""
+    best = min(candidates, key=lambda c: abs(of(c) - value))
+    if not math.isclose(of(best), value, rel_tol=1e-9):
+        raise ValueError(f"no sweep point gives P_eff = {value!r}")
+    return int(best)
+
+
+def start(p, lam: float = LAMBDA) -> dict:
+    """The penalty point ``(x_λ, y_λ(x_λ), y*(x_λ))`` of ``p``, as MemFBO's ``x0, y0, z0``."""
+    x_lam, _ = penalty_stationary_point(p, lam)
+    return dict(x0=x_lam, y0=penalty_y(p, x_lam, lam), z0=p.host.y_star(x_lam))
+
+
+def second_moment(p, P: int, tau: int, replicates: int, seed: int, backend: str,
+                  algorithm=None, pool: int = 1) -> dict:
+    """``‖h_y‖²`` per replicate from one round of MemFBO (or the mutant ``algorithm`` of
+    :data:`ALGORITHMS`) on ``p`` with ``P`` sampled clients and ``τ`` local steps, from
+    :func:`start`, toolkit steps (``η = γ/τ``); each replicate the mean over ``pool``
+    independent rounds (the same expectation, a smaller variance per stored row), run in
+    chunks of :data:`CHUNK` rounds."""
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"`algorithm` must be one of {sorted(map(str, ALGORITHMS))}, got "
+                         f"{algorithm!r}")
+    hp = dict(penalty=LAMBDA, sampled_clients=int(P), local_steps=int(tau), **start(p),
+              **_gammas(LAMBDA, p))
+    total, norms = replicates * pool, []
+    for j, first in enumerate(range(0, total, CHUNK)):  # the first chunk at ``seed`` itself
+        s = seed if j == 0 else int(np.random.SeedSequence([int(seed), j]).generate_state(1)[0])
+        tr = run_algorithm(ALGORITHMS[algorithm](p, **hp), 1, min(CHUNK, total - first), s,
+                           backend)
+        h = (tr.y[:, 0] - tr.y[:, 1]) / hp["gamma_y"]
+        norms.append((h ** 2).sum(axis=-1))
+    return {"value": np.concatenate(norms).reshape(replicates, pool).mean(axis=1),
+            "sampled_clients": per_replicate(P, replicates),
+            "clients": per_replicate(p.clients, replicates)}
+
+
+def sampling_vs_P(p_eff, replicates, seed, backend="numpy", *, algorithm=None):
+    """``‖h_y‖²`` with exact gradients, ``τ = 1``, ``n = 16``, ``P`` such that
+    ``P(n − 1)/(n − P) = p_eff``."""
+    n = N_CLIENTS
+    P = _inverse(float(p_eff), range(1, n), lambda c: effective_draws(c, n))
+    return second_moment(problem(0.0), P, 1, replicates, seed, backend, algorithm, POOL)
+
+
+def sampling_vs_n(p_eff, replicates, seed, backend="numpy", *, algorithm=None):
+    """``‖h_y‖²`` with exact gradients, ``τ = 1``, ``P = 15`` of ``n = 16c`` clients (the
+    instance tiled ``c`` times), ``n`` such that ``P(n − 1)/(n − P) = p_eff``."""
+    c = _inverse(float(p_eff), range(1, 1025),
+                 lambda c: effective_draws(P_TILED, N_CLIENTS * c))
+    return second_moment(problem(0.0).tiled(c), P_TILED, 1, replicates, seed, backend,
+                         algorithm, POOL)
+
+
+def data_sampling_vs_tau(tau, replicates, seed, backend="numpy", *, algorithm=None):
+    """``‖h_y‖²`` with identical noisy clients (``σ = 1``), ``P = n = 16``, ``τ`` local steps."""
+    return second_moment(problem(SIGMA, 0.0), N_CLIENTS, int(tau), replicates, seed, backend,
+                         algorithm, POOL)
+
+
+# ============================================================================ laws
+def _laws():
+    b = R_.BOUNDS["memfbo.prop510_second_moment"]
+    P = b.symbol("P")
+    p_eff = sp.Symbol("P_eff", positive=True)
+    at_start = {"E_y": 0, "Delta_x": 0, "Delta_y": 0}
+    sampling = b.derive(
+        "memfbo.prop510_sampling", {**at_start, "M_se": 0, "n": P * (p_eff - 1) / (p_eff - P)},
+        "at (x_λ, y_λ(x_λ)) with exact gradients and τ = 1 (E_y = Δ = M_se = 0); n written "
+        "through P_eff = P(n − 1)/(n − P)",
+        source=P_.cite("Prop. 5.10 (client-sampling term)"),
+        variables={"P_eff": "effective draws P(n − 1)/(n − P)"})
+    sampling = R_.Bound(sampling.name, sampling.paper, sampling.source,
+                        sp.simplify(sampling.expr), sampling.quantity, sampling.relation,
+                        sampling.variables, notes=sampling.notes)
+    data = b.derive(
+        "memfbo.prop510_data_sampling", {**at_start, "n": P},
+        "full participation P = n (the client-sampling term vanishes); the drift terms "
+        "O(λ²)(Δ_x + Δ_y) are O(1/τ) for identical clients at η = γ/τ (Prop. 5.8)",
+        source=P_.cite("Prop. 5.10 (data-sampling term)", "[INFERRED]"))
+    return law(sampling, "exponent", "P_eff"), law(data, "exponent", "tau")
+
+
+LAW_SAMPLING, LAW_DATA = _laws()
+
+
+# ============================================================================ conditions
+def _conditions(p, P_of, tau_of):
+    """Prop. 5.10's hypotheses (Assumptions 5.4, 5.5; 5.3 for ``y_λ``) at the start point,
+    λ large, and the steps of the round (``P_of``, ``tau_of``: the sweep value's ``P``, ``τ``)."""
+    x0 = start(p)["x0"]
+
+    def hp_of(x):
+        return dict(penalty=LAMBDA, sampled_clients=P_of(x), local_steps=tau_of(x), **start(p),
+                    **_gammas(LAMBDA, p))
+    return (*_assumption_conditions(p, lambda x: (x0, LAMBDA)), _penalty_large(LAMBDA),
+            *_step_conditions(p, hp_of, server=True, local=True))
+
+
+def _P_of(p_eff):
+    return _inverse(float(p_eff), range(1, N_CLIENTS),
+                    lambda c: effective_draws(c, N_CLIENTS))
+
+
+SAMPLED = (1, 2, 4, 8, 12, 14, 15)
+TILES = (1, 2, 3, 4, 8, 16, 64)
+TAUS = (1, 2, 4, 8, 16, 32, 64)
+
+
+def _grid_P(values):
+    return [effective_draws(P, N_CLIENTS) for P in values]
+
+
+def _grid_n(tiles):
+    return sorted(effective_draws(P_TILED, N_CLIENTS * c) for c in tiles)
+
+
+REPLACEMENT = Mutant(
+    "with_replacement", "C_t drawn with replacement (the default of numpy's choice): the "
+    "second moment is S²/P, without the factor (n − P)/(n − 1) that makes it vanish at P = n",
+    {"algorithm": "with_replacement"}, kind="estimator")
+START = ("one round from the penalty point (x_λ, y_λ(x_λ), y*(x_λ)), λ = "
+         f"{LAMBDA:g}, toolkit steps (η = γ/τ); h_y = (y⁰ − y¹)/γ_y, the server's direction; "
+         f"each replicate the mean of ‖h_y‖² over {POOL} independent rounds")
+SAMPLING_STATEMENT = (r"\mathbb{E}\|h_y^t\|^2 \leq \dots + \mathcal{O}\left(\frac{(n-P)"
+                      r"\lambda^2}{P(n-1)}\right)M_{cs} = \mathcal{O}(P_{\mathrm{eff}}^{-1}),\ "
+                      r"P_{\mathrm{eff}} = \frac{P(n-1)}{n-P}")
+SAMPLING_REASON = ("the second moment of a mean of P of n values drawn without replacement is "
+                   "S²(n − P)/(P(n − 1)): the law holds with equality, up to Monte-Carlo error")
+QUANTITY = r"\mathbb{E}\|h_y^t\|^2"
+
+CLAIMS = [
+    P_.claim(
+        "second_moment_vs_sampled_clients", role="confirmation",
+        source=P_.cite("Prop. 5.10, eq. (11) (client-sampling term)"),
+        statement=SAMPLING_STATEMENT, kind="at_most", variable=r"P_{\mathrm{eff}}",
+        quantity=QUANTITY, measure=sampling_vs_P,
+        grid=per_budget(_grid_P(SAMPLED), _grid_P(SAMPLED), _grid_P(range(1, 16))),
+        replicates=per_budget(64, 256, 1024),
+        law=LAW_SAMPLING, tolerance=0.1,
+        mutants=(REPLACEMENT,),
+        schedule=(f"P ∈ {{{', '.join(map(str, SAMPLED))}}} of n = {N_CLIENTS} (P_eff = "
+                  f"P(n − 1)/(n − P) from 1 to 225), exact gradients, τ = 1; {START}; "
+                  f"{SAMPLING_REASON}; " + INSTANCE.replace("σ = 1", "σ = 0")),
+        conditions=_conditions(problem(0.0), _P_of, lambda x: 1),
+        touches=("MEMFBO-I7", "MEMFBO-R2")),
+    P_.claim(
+        "second_moment_vs_clients", role="confirmation",
+        source=P_.cite("Prop. 5.10, eq. (11) (client-sampling term)"),
+        statement=SAMPLING_STATEMENT, kind="at_most", variable=r"P_{\mathrm{eff}}",
+        quantity=QUANTITY, measure=sampling_vs_n,
+        grid=per_budget(_grid_n(TILES), _grid_n(TILES), _grid_n((*TILES, 256))),
+        replicates=per_budget(64, 256, 1024),
+        law=LAW_SAMPLING, tolerance=0.1,
+        mutants=(REPLACEMENT,),
+        schedule=(f"P = {P_TILED} of n = 16c clients, c ∈ {{{', '.join(map(str, TILES))}}} "
+                  "(the instance's 16 clients repeated c times, FederatedQuadratic.tiled, so "
+                  "that the clients' spread S² is the same at every n; P_eff from 225 down to "
+                  f"15.2), exact gradients, τ = 1; {START}; {SAMPLING_REASON}; "
+                  + INSTANCE.replace("σ = 1", "σ = 0")),
+        conditions=_conditions(problem(0.0), lambda x: P_TILED, lambda x: 1),
+        touches=("MEMFBO-I7", "MEMFBO-R2")),
+    P_.claim(
+        "second_moment_vs_local_steps", role="confirmation",
+        source=P_.cite("Prop. 5.10, eq. (11) (data-sampling term)", "[INFERRED]"),
+        statement=(r"\mathbb{E}\|h_y^t\|^2 \leq \dots + \mathcal{O}\left(\frac{\lambda^2}"
+                   r"{P\tau}\right)M_{se} + \dots = \mathcal{O}(\tau^{-1})\ (P = n)"),
+        kind="at_most", variable=r"\tau", quantity=QUANTITY, measure=data_sampling_vs_tau,
+        grid=per_budget(TAUS, (*TAUS, 128), (*TAUS, 128, 256)),
+        replicates=per_budget(32, 128, 512),
+        law=LAW_DATA, tolerance=0.1,
+        mutants=(Mutant("unnormalized", "the clients upload Σ_k of their τ local directions "
+                        "without eq. (7)'s 1/τ (the factor the text lost, MEMFBO-I1): the noise "
+                        "of the τ samples is summed, not averaged",
+                        {"algorithm": "unnormalized"}, kind="noise_averaging"),),
+        schedule=(f"P = n = {N_CLIENTS} (full participation: the client-sampling term is 0), "
+                  "identical clients (heterogeneity 0) with noisy gradients (σ = 1), so that "
+                  "only the data-sampling term and the noise's drift remain (both O(1/τ) at "
+                  f"η = γ/τ); τ swept; {START}; " + INSTANCE.replace("heterogeneous clients (h = 1)", "identical clients (h = 0)")),
+        conditions=_conditions(problem(SIGMA, 0.0), lambda x: N_CLIENTS, lambda x: int(x)),
+        touches=("MEMFBO-I7", "MEMFBO-I1", "MEMFBO-I2")),
+]
