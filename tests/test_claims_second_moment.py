@@ -66,6 +66,23 @@ def test_inverse_maps_and_laws():
     assert {"P", "n", "tau", "lambda"} <= set(b.symbols)
 
 
+def test_every_budget_runs_within_a_small_memory_estimate():
+    """The largest instance of every budget's n-sweep, run in chunks of ``chunk_size``: the
+    memory estimate stays far below any machine's (a run is refused above 80 % of it)."""
+    from bilevel_theory.hyperparameters import estimate
+    from bilevel_theory.memfbo import MemFBO
+
+    claim = CATALOGUE["memfbo.second_moment_vs_clients"]
+    for budget, grid in claim.grid.items():
+        c = max(SM._inverse(v, range(1, 1025),
+                            lambda c: SM.effective_draws(SM.P_TILED, N_CLIENTS * c))
+                for v in grid)
+        p = problem(0.0).tiled(c)
+        alg = MemFBO(p, penalty=SM.LAMBDA, sampled_clients=SM.P_TILED, local_steps=1,
+                     **SM.start(p))
+        assert estimate(alg, 1, SM.chunk_size(p.clients))["bytes"] < 0.5 * 2 ** 30, budget
+
+
 def test_unnormalized_mutant_multiplies_the_direction_by_tau():
     p = problem(1.0, 0.0)
     a = SM.second_moment(p, N_CLIENTS, 4, 64, 5, "numpy")

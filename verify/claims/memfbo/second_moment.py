@@ -69,7 +69,8 @@ ALGORITHMS = {None: MemFBO, "with_replacement": WithReplacement,
 # ============================================================================ measures
 P_TILED = 15          # sampled clients of the sweep in n
 POOL = 64             # rounds averaged into one stored replicate
-CHUNK = 4096          # rounds per run (the runs' memory)
+CHUNK = 4096          # rounds per run, at most
+CHUNK_WORK = 1 << 18  # rounds × clients per run: about 0.3 GiB by the memory estimate
 LAMBDA = DRIFT_LAMBDA  # λ ≥ 3ℓ_{f,1}/μ_g, as the drift claims'
 
 
@@ -93,22 +94,28 @@ def start(p, lam: float = LAMBDA) -> dict:
     return dict(x0=x_lam, y0=penalty_y(p, x_lam, lam), z0=p.host.y_star(x_lam))
 
 
+def chunk_size(clients: int) -> int:
+    """Rounds per run on an instance of ``clients`` clients: :data:`CHUNK`, fewer where
+    ``rounds × clients`` would pass :data:`CHUNK_WORK` (the tiled instances of the n-sweep)."""
+    return max(1, min(CHUNK, CHUNK_WORK // int(clients)))
+
+
 def second_moment(p, P: int, tau: int, replicates: int, seed: int, backend: str,
                   algorithm=None, pool: int = 1) -> dict:
     """``‖h_y‖²`` per replicate from one round of MemFBO (or the mutant ``algorithm`` of
     :data:`ALGORITHMS`) on ``p`` with ``P`` sampled clients and ``τ`` local steps, from
     :func:`start`, toolkit steps (``η = γ/τ``); each replicate the mean over ``pool``
     independent rounds (the same expectation, a smaller variance per stored row), run in
-    chunks of :data:`CHUNK` rounds."""
+    chunks of :func:`chunk_size` rounds."""
     if algorithm not in ALGORITHMS:
         raise ValueError(f"`algorithm` must be one of {sorted(map(str, ALGORITHMS))}, got "
                          f"{algorithm!r}")
     hp = dict(penalty=LAMBDA, sampled_clients=int(P), local_steps=int(tau), **start(p),
               **_gammas(LAMBDA, p))
-    total, norms = replicates * pool, []
-    for j, first in enumerate(range(0, total, CHUNK)):  # the first chunk at ``seed`` itself
+    total, norms, chunk = replicates * pool, [], chunk_size(p.clients)
+    for j, first in enumerate(range(0, total, chunk)):  # the first chunk at ``seed`` itself
         s = seed if j == 0 else int(np.random.SeedSequence([int(seed), j]).generate_state(1)[0])
-        tr = run_algorithm(ALGORITHMS[algorithm](p, **hp), 1, min(CHUNK, total - first), s,
+        tr = run_algorithm(ALGORITHMS[algorithm](p, **hp), 1, min(chunk, total - first), s,
                            backend)
         h = (tr.y[:, 0] - tr.y[:, 1]) / hp["gamma_y"]
         norms.append((h ** 2).sum(axis=-1))
@@ -117,12 +124,17 @@ def second_moment(p, P: int, tau: int, replicates: int, seed: int, backend: str,
             "clients": per_replicate(p.clients, replicates)}
 
 
+def _P_of(p_eff) -> int:
+    """The ``P`` of ``n = 16`` with ``P(n − 1)/(n − P) = p_eff``."""
+    return _inverse(float(p_eff), range(1, N_CLIENTS),
+                    lambda c: effective_draws(c, N_CLIENTS))
+
+
 def sampling_vs_P(p_eff, replicates, seed, backend="numpy", *, algorithm=None):
     """``‖h_y‖²`` with exact gradients, ``τ = 1``, ``n = 16``, ``P`` such that
     ``P(n − 1)/(n − P) = p_eff``."""
-    n = N_CLIENTS
-    P = _inverse(float(p_eff), range(1, n), lambda c: effective_draws(c, n))
-    return second_moment(problem(0.0), P, 1, replicates, seed, backend, algorithm, POOL)
+    return second_moment(problem(0.0), _P_of(p_eff), 1, replicates, seed, backend, algorithm,
+                         POOL)
 
 
 def sampling_vs_n(p_eff, replicates, seed, backend="numpy", *, algorithm=None):
@@ -177,11 +189,6 @@ def _conditions(p, P_of, tau_of):
                     **_gammas(LAMBDA, p))
     return (*_assumption_conditions(p, lambda x: (x0, LAMBDA)), _penalty_large(LAMBDA),
             *_step_conditions(p, hp_of, server=True, local=True))
-
-
-def _P_of(p_eff):
-    return _inverse(float(p_eff), range(1, N_CLIENTS),
-                    lambda c: effective_draws(c, N_CLIENTS))
 
 
 SAMPLED = (1, 2, 4, 8, 12, 14, 15)
