@@ -158,10 +158,17 @@ def compare(problem, seed: int = 0, repeats: int = 3) -> dict[str, Any]:
                loop_style="numpy, one object per client, Python loops over clients and local "
                           "steps")
     if not noisy:
-        err = max(float(np.abs(x - rec["x"]).max()), float(np.abs(y - rec["y"]).max()))
-        out["loop_matches_toolkit"] = bool(err <= 1e-10 * max(1.0, float(np.abs(x).max())))
+        out["loop_matches_toolkit"] = _matches_toolkit(x, y, rec)
     out["torch"] = _torch_case(problem, rec, seed, repeats)
     return out
+
+
+def _matches_toolkit(x, y, rec: dict[str, Any]) -> bool:
+    """Whether a loop's epoch ``(x, y)`` (numpy arrays or CPU tensors) is the recorded toolkit
+    epoch to round-off (``1e-10`` relative)."""
+    x, y = np.asarray(x), np.asarray(y)
+    err = max(float(np.abs(x - rec["x"]).max()), float(np.abs(y - rec["y"]).max()))
+    return bool(err <= 1e-10 * max(1.0, float(np.abs(x).max())))
 
 
 def _torch_case(problem, rec, seed: int, repeats: int) -> dict[str, Any]:
@@ -179,9 +186,7 @@ def _torch_case(problem, rec, seed: int, repeats: int) -> dict[str, Any]:
         times.append(time.perf_counter() - start)
     out = {}
     if not (problem.grad_noise > 0 or problem.hessian_noise > 0):
-        err = max(float((x - torch.as_tensor(rec["x"])).abs().max()),
-                  float((y - torch.as_tensor(rec["y"])).abs().max()))
-        out["loop_matches_toolkit"] = bool(err <= 1e-10 * max(1.0, float(x.abs().max())))
+        out["loop_matches_toolkit"] = _matches_toolkit(x, y, rec)
     return dict(out, loop_seconds=min(times), torch=torch.__version__,
                 style="torch CPU tensors, gradients and Hessian-vector products by autograd")
 

@@ -124,6 +124,8 @@ def stationarity_at_ratio(M, replicates, seed, backend="numpy", *, used_clients=
     10% ratio); ``used_clients``: mutant (:func:`fedmbo_stationarity`)."""
     return fedmbo_stationarity(int(M) // RATIO, RATIO_K, replicates, seed, backend,
                                used_clients=used_clients, clients=int(M))
+
+
 STAT_K_N = 8  # n of the K-sweep
 SPEEDUP_NK = 6400  # n·K = C ε⁻² of the linear-speedup sweep (ε fixed)
 EPS_C = 1600  # K(ε) = ⌈C ε⁻²/n⌉: K = 200 at ε = 1
