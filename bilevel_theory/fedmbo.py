@@ -97,8 +97,8 @@ REGISTERED = (FedMBO,)
 
 
 # =============================================================================================
-# Theory: the bounds of Huang, Zhang & Ji, ICML 2023 (Props 1–3, Lemma 5, Thm 1, Cor 1), as sympy
-# expressions.
+# Theory: the bounds of Huang, Zhang & Ji, ICML 2023 (Props 1–3, Lemma 5, Remark 5, Thm 1,
+# Cor 1), as sympy expressions.
 # ``bilevel_theory.rates.BOUNDS`` collects them by name; ``rates.law_for`` derives the claims'
 # laws from them.  Built on demand, so that importing the algorithm does not import sympy.
 # =============================================================================================
@@ -108,8 +108,8 @@ THEORY_CITATION = "Huang, Zhang & Ji, ICML 2023 (arXiv:2302.05412)"
 
 
 def bounds() -> list:
-    """The stated bounds of Huang, Zhang & Ji, ICML 2023, Props 1–3, Lemma 5, Thm 1, Cor 1, as
-    :class:`bilevel_theory.rates.Bound` objects (names ``"fedmbo.<result>"``)."""
+    """The stated bounds of Huang, Zhang & Ji, ICML 2023, Props 1–3, Lemma 5, Remark 5, Thm 1,
+    Cor 1, as :class:`bilevel_theory.rates.Bound` objects (names ``"fedmbo.<result>"``)."""
     import sympy as sp  # noqa: PLC0415
 
     from bilevel_theory.rates import (  # noqa: PLC0415
@@ -233,4 +233,11 @@ def bounds() -> list:
         ("A1–A5", "β ≤ 1/(2ℓ_{g,1})"),
         ("fixed point of the per-step recursion (14): e ≤ (1 − βμ_g)e + 4β²(σ_{g,1}² + σ_g²)/"
          "(nS)",)))
+    _add(Bound(
+        "fedmbo.remark5_stationary", THEORY_PAPER, _src("Remark 5 with Lemma 5, eq. (14)"),
+        4 * beta * sigma_g1 ** 2 / (mu_g * n * S),
+        r"\limsup_t \mathbb{E}\|y^{k,t} - y^*(x^k)\|^2", "le", {"n": "sampled clients"},
+        ("A1–A4 (no Assumption 5)", "β ≤ 1/(2ℓ_{g,1})", "n = m, without replacement"),
+        ("the fixed point of (14) with Remark 5's variance 4β²σ_{g,1}²/(nS): no σ_g², so no "
+         "heterogeneity term",)))
     return out

@@ -192,6 +192,15 @@ class FederatedQuadratic:
                                        "tiled_from": h.clients})
         return out.to(self.backend)
 
+    def tiled_to(self, clients: int) -> FederatedQuadratic:
+        """:meth:`tiled` to ``clients`` clients in all, a positive multiple of this instance's
+        (a sweep over the total number of clients with everything else unchanged)."""
+        m = self.host.clients
+        clients = check_int("clients", clients, minimum=m, maximum=max(m, MAX_TILED))
+        if clients % m:
+            raise ValueError(f"`clients` must be a positive multiple of {m}, got {clients}")
+        return self.tiled(clients // m)
+
     # ---------------------------------------------------------------- closed forms (host)
     @functools.cached_property
     def closed_form(self) -> ClosedForm:

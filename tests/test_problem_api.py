@@ -46,6 +46,20 @@ def _direct(prob, w):
     return avg, P, J, y0, H, g0
 
 
+def test_tiled_to_a_total_count_is_tiled_by_its_quotient():
+    prob = INSTANCES["bilevel_dense"]
+    m = prob.clients
+    t = prob.tiled_to(3 * m)
+    assert t.clients == 3 * m and t.spec == prob.tiled(3).spec
+    assert prob.tiled_to(m).clients == m
+    with pytest.raises(ValueError, match=f"multiple of {m}"):
+        prob.tiled_to(3 * m + 1)
+    with pytest.raises(ValueError, match="clients"):
+        prob.tiled_to(m - 1)
+    with pytest.raises(TypeError, match="clients"):
+        prob.tiled_to(2.0 * m)
+
+
 @pytest.mark.parametrize("name", sorted(INSTANCES))
 @pytest.mark.parametrize("weighted", [False, True])
 def test_tiled_repeats_every_client_and_keeps_the_global_problem(name, weighted):

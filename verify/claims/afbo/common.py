@@ -60,9 +60,7 @@ def problem(clients: int = M_DEFAULT, noise: float = SIGMA, knob: float = 2.0
     """``clients`` clients, ``clients/4`` copies of the 4-client population (``knob``: its
     ``kappa``), gradient noise std ``noise``, exact second-order products: the same Φ, ``x*``
     and constants for every ``clients``."""
-    if clients < POPULATION or clients % POPULATION:
-        raise ValueError(f"`clients` must be a positive multiple of {POPULATION}, got {clients}")
-    tiled = _population(knob).tiled(clients // POPULATION)
+    tiled = _population(knob).tiled_to(clients)
     return replace(tiled, grad_noise=float(noise), hessian_noise=0.0,
                    spec={**tiled.spec, "noise": float(noise), "hessian_noise": 0.0})
 

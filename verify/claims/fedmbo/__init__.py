@@ -36,8 +36,8 @@ Theorem-1 instance it stops at ``‖∇Φ‖² ≈ 1.1``, above every average th
 
 Modules, one per family of results (the catalogue keeps this order): :mod:`.bias` (Prop. 1,
 in N and κ_g), :mod:`.variance` (Props. 2–3, the FedNest contrast), :mod:`.stationarity` (Thm 1,
-Cor. 1), :mod:`.inner_loop` (Lemma 5 in n, T, β and S; Remark 5 in S and m), :mod:`.kappa`
-(Cor. 1's κ_g-dependence); the instances and helpers they share are in :mod:`.common`.
+Cor. 1), :mod:`.inner_loop` (Lemma 5 in n, T, β and S; Remark 5 in S, m and the heterogeneity
+h), :mod:`.kappa` (Cor. 1's κ_g-dependence); the instances and helpers they share are in :mod:`.common`.
 """
 
 from . import bias, inner_loop, kappa, stationarity, variance

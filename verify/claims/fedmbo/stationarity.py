@@ -112,11 +112,7 @@ RATIO_K = 1000  # K of the fixed-ratio sweep: n/K ≤ 1/25 (the √(n/K) branch)
 def ratio_problem(clients: int) -> QuadraticBilevel:
     """``clients`` clients, copies of the Theorem-1 instance's 100 (``tiled``): the same Φ,
     ``x*`` and constants, hence the same proof constants and steps, at every ``clients``."""
-    base = thm1_problem()
-    if clients < base.clients or clients % base.clients:
-        raise ValueError(f"`clients` must be a positive multiple of {base.clients}, got "
-                         f"{clients}")
-    return base.tiled(clients // base.clients)
+    return thm1_problem().tiled_to(clients)
 
 
 def stationarity_at_ratio(M, replicates, seed, backend="numpy", *, used_clients=None):

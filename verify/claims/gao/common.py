@@ -52,21 +52,24 @@ def _one_client(noise: float = NOISE) -> QuadraticBilevel:
                                    seed=0, upper_mu=UPPER_MU, storage="dense")
 
 
-@functools.lru_cache(maxsize=16)
-def homogeneous(devices: int, noise: float = NOISE) -> QuadraticBilevel:
-    """``devices`` identical copies of one client (``h = 0``): the same Φ, ``x*`` and constants
-    for every ``K`` (``QuadraticBilevel.random(h=0)`` would draw a different instance per K)."""
-    b = _one_client(noise)
-
+def identical_devices(b: QuadraticBilevel, devices: int) -> QuadraticBilevel:
+    """``devices`` identical copies of the one-client instance ``b`` (``h = 0``), its upper-level
+    blocks ``R, S`` stored once (:class:`Shared`)."""
     def tiled(F):
         return Dense(np.repeat(np.asarray(F.dense_range(0, 1)), devices, axis=0))
 
     return replace(b, A=tiled(b.A), B=tiled(b.B), R=Shared(b.R.dense(0), devices),
-                   S=Shared(b.S.dense(0), devices),
-                   c=np.repeat(np.asarray(b.c), devices, 0),
+                   S=Shared(b.S.dense(0), devices), c=np.repeat(np.asarray(b.c), devices, 0),
                    p=np.repeat(np.asarray(b.p), devices, 0),
                    q=np.repeat(np.asarray(b.q), devices, 0),
                    spec={**b.spec, "clients": devices, "tiled": True})
+
+
+@functools.lru_cache(maxsize=16)
+def homogeneous(devices: int, noise: float = NOISE) -> QuadraticBilevel:
+    """``devices`` identical copies of one client (``h = 0``): the same Φ, ``x*`` and constants
+    for every ``K`` (``QuadraticBilevel.random(h=0)`` would draw a different instance per K)."""
+    return identical_devices(_one_client(noise), devices)
 
 
 @functools.lru_cache(maxsize=4)

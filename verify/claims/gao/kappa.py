@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import replace
 
 import numpy as np
 
@@ -43,11 +42,10 @@ from bilevel_theory.gao import (
     theorem2_schedule,
 )
 from bilevel_theory.problems import QuadraticBilevel
-from bilevel_theory.problems.families import Dense, Shared
 
 from ...claim import Condition, Law, Mutant
 from ...kit import PaperClaims, knob_for, per_budget, per_replicate
-from .common import C_Q, THETA_L1, _achieved
+from .common import C_Q, THETA_L1, _achieved, identical_devices
 
 P_ = PaperClaims("gao")
 
@@ -68,24 +66,13 @@ def _client(knob: float) -> QuadraticBilevel:
                                    upper_mu=0.5, storage="dense")
 
 
-def _tile(b: QuadraticBilevel, devices: int) -> QuadraticBilevel:
-    """``devices`` identical copies of the one-client instance ``b`` (``h = 0``)."""
-    def tiled(F):
-        return Dense(np.repeat(np.asarray(F.dense_range(0, 1)), devices, axis=0))
-
-    return replace(b, A=tiled(b.A), B=tiled(b.B), R=Shared(b.R.dense(0), devices),
-                   S=Shared(b.S.dense(0), devices), c=np.repeat(np.asarray(b.c), devices, 0),
-                   p=np.repeat(np.asarray(b.p), devices, 0),
-                   q=np.repeat(np.asarray(b.q), devices, 0),
-                   spec={**b.spec, "clients": devices, "tiled": True})
-
 
 @functools.lru_cache(maxsize=32)
 def instance(kappa: float, devices: int = DEVICES) -> QuadraticBilevel:
     """``devices`` copies of the client whose ``L₁/μ`` (``gao_constants``) equals ``kappa``."""
     knob = knob_for(lambda k: gao_constants(_client(k))["kappa"], kappa,
                     what="L₁/μ of the instance at knob 1")
-    return _tile(_client(knob), devices)
+    return identical_devices(_client(knob), devices)
 
 
 def schedule(kappa: float) -> dict:

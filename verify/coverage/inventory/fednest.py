@@ -67,7 +67,10 @@ RESULTS = (
            claims=("fednest.variance_floor", "fednest.variance_floor_vs_step"),
            reason="T is swept; at σ = 0 and a constant step the random truncation's floor makes it a "
                   "finding (fednest.variance_floor); sweeps of ᾱ (a control), N and σ at the theorem's "
-                  "schedule are not built"),
+                  "schedule are not built (σ_f, σ_{g,1}: the gradient noise is additive and the "
+                  "iterates are linear in it, so the average is affine in σ² and a σ-sweep cannot "
+                  "contradict the ᾱσ²/√K term; σ_{g,2} enters FedIHGP's product of N Hessian "
+                  "samples, not swept)"),
     Result("fednest.cor3.1", "corollary", "Cor 3.1 (bilevel)",
            r"N = O(\kappa_g\log K),\ T = O(\kappa_g^4) \Rightarrow \frac1K\sum_k\mathbb{E}"
            r"\|\nabla f(x^k)\|^2 = O\Big(\frac{\kappa_g^4}{K} + \frac{\kappa_g^{2.5}}{\sqrt K}"
@@ -117,7 +120,12 @@ RESULTS = (
            r"\frac1K\sum_k\mathbb{E}\|\nabla f(x^k)\|^2 = O\Big(\frac{\Delta_f}{\bar\alpha_1K}"
            r" + \frac{\Delta_f/\bar\alpha + \bar\alpha\sigma_f^2}{\sqrt K}\Big)",
            ("T", "η", "σ"), headline=True, claims=("fednest.fedsvrg_single_level",),
-           reason="T is swept (fednest.fedsvrg_single_level); ᾱ and σ at a fixed K are not"),
+           reason="T is swept (fednest.fedsvrg_single_level); ᾱ and σ at a fixed K are not: "
+                  "the gradient noise is additive and the iterates are linear in it, so the "
+                  "average is affine in σ_f² and a σ-sweep cannot contradict the ᾱσ_f²/√K term "
+                  "(as memfbo.prop5.10's λ); at a fixed K the bound's Δ_f/ᾱ + ᾱσ_f² is U-shaped "
+                  "in ᾱ and Δ_f = f(x⁰) − E f(x^K) moves with ᾱ, so an ᾱ-sweep has no law to "
+                  "hold the measurement to"),
     Result("fednest.fig2a", "figure", "§4.1, Fig. 2(a)",
            "on the non-i.i.d. setup, FedNest achieves i.i.d. performance, significantly "
            "outperforming LFedNest; both perform well on the i.i.d. setup", ("δ",),
