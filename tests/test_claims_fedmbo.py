@@ -188,6 +188,34 @@ def test_prop2_crossing():
     assert max(claim.grid["smoke"]) > n  # the grid reaches past the crossing
 
 
+@pytest.mark.parametrize("N", [4, 40])
+def test_prop2_second_moment_closed_form(N):
+    """On the scalar instance ``E‖H_i‖² = (b/ℓ)²q²N Σ_{j<N} ρ^{2j}`` (mean² plus variance),
+    and the deterministic truncation's ``H_i = H̄`` stays under ``(b/μ_g)²q² = 1.44``."""
+    p = F.scalar_problem(**F.PROP2)
+    out = F.prop2_second_moment(N, 32, seed=5)
+    exact = F.prop2_second_moment_closed(p, N)
+    assert abs(out["value"].mean() - exact) < 4.5 * out["value"].std() / math.sqrt(32)
+    hbar2 = float((F.phe_mean(p, *common.SCALAR_POINT, N, 9.0) ** 2).sum())
+    assert exact == pytest.approx(hbar2 + (6 / 9) ** 2 * F.truncation_moment(N, 4 / 9))
+    fixed = F.prop2_second_moment(N, 2, seed=5, fixed=True)["value"]
+    np.testing.assert_allclose(fixed, hbar2, rtol=1e-12)
+    assert hbar2 < 1.44
+
+
+def test_prop2_second_moment_crossing():
+    """``D̃_f² = (1 + 9/5)² + 6(9/5)²`` on the instance; the second moment passes it from
+    N = 50 on (≈ 0.554·N), and the smoke grid reaches past that."""
+    p = F.scalar_problem(**F.PROP2)
+    d2 = F.prop2_d_tilde2(p.constants)
+    assert d2 == pytest.approx((1 + 9 / 5) ** 2 + 6 * (9 / 5) ** 2)
+    n = F.prop2_second_moment_crossing()
+    assert n == 50
+    assert F.prop2_second_moment_closed(p, n) > d2 >= F.prop2_second_moment_closed(p, n - 1)
+    claim = next(c for c in F.CLAIMS if c.id == "fedmbo.phe_second_moment_prop2_explicit")
+    assert max(claim.grid["smoke"]) > n
+
+
 def test_fixed_truncation_has_the_same_mean():
     """The mutant ``phe_fixed`` changes the variance, not the conditional mean ``H̄``."""
     p = F.phe_problem()

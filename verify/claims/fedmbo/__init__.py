@@ -85,8 +85,12 @@ from .variance import (
     ihgp_hypergradient,
     phe_vs_ihgp_variance,
     prop2_crossing,
+    prop2_d_tilde2,
     prop2_explicit,
     prop2_ratio,
+    prop2_second_moment,
+    prop2_second_moment_closed,
+    prop2_second_moment_crossing,
     prop2_sigma_tilde2,
     truncation_moment,
 )
@@ -100,7 +104,8 @@ __all__ = [
     "VAR_N", "bias_bound_point", "bias_bound_ratio", "bias_bound_search", "bias_relative_error",
     "direct_only_floor", "ihgp_hypergradient", "inner_drift", "iterations_for", "phe_bias",
     "phe_mean", "phe_moments", "phe_problem", "phe_vs_ihgp_variance", "prop2_crossing",
-    "prop2_explicit", "prop2_ratio", "prop2_sigma_tilde2", "scalar_problem",
+    "prop2_d_tilde2", "prop2_explicit", "prop2_ratio", "prop2_second_moment",
+    "prop2_second_moment_closed", "prop2_second_moment_crossing", "prop2_sigma_tilde2", "scalar_problem",
     "stationarity_at_epsilon", "stationarity_at_speedup", "stationarity_vs_K",
     "stationarity_vs_n", "thm1_constants", "thm1_problem", "thm1_steps", "truncation_moment",
 ]

@@ -171,6 +171,51 @@ def prop2_explicit(N, replicates, seed, backend="numpy", *, fixed: bool = False)
             "bound": per_replicate(prop2_sigma_tilde2(problem.constants), replicates)}
 
 
+def prop2_d_tilde2(constants) -> float:
+    """Prop. 2's explicit ``D̃_f² = (ℓ_{f,0} + ℓ_{f,0}ℓ_{g,1}/μ_g + ℓ_{f,1}ℓ_{g,1}/μ_g)² + σ̃_f²``
+    with an instance's constants (the registered ``rates`` expression, ``σ̃_f²`` from
+    :func:`prop2_sigma_tilde2`)."""
+    b = rates.BOUNDS["fedmbo.prop2_second_moment"]
+    subs = {b.symbol("sigma_tilde_f"): math.sqrt(prop2_sigma_tilde2(constants)),
+            b.symbol("ell_f0"): constants["ell_f0"], b.symbol("ell_f1"): constants["ell_f1"],
+            b.symbol("ell_g1"): constants["ell_g1"], b.symbol("mu_g"): constants["mu_g"]}
+    value = b.expr.subs(subs)
+    if value.free_symbols:
+        raise ValueError(f"D̃_f² still has symbols {value.free_symbols}")
+    return float(value)
+
+
+def prop2_second_moment_closed(problem, N: int) -> float:
+    """``E‖H_i‖²`` of PHE on a scalar instance (``∇ₓf = 0``): ``H_i = b·p_i``, ``p_i = (N/ℓ)
+    ρ^{N'} q`` with ``N' ~ U{0..N−1}``, so ``E‖H_i‖² = (b/ℓ)² q² N Σ_{j<N} ρ^{2j}``,
+    ``ρ = 1 − μ_g/ℓ_{g,1}``: linear in ``N`` once ``ρ^{2N}`` is small."""
+    c, spec = problem.constants, problem.spec
+    rho = 1.0 - c["mu_g"] / c["ell_g1"]
+    return ((spec["b"] / c["ell_g1"]) ** 2 * spec["q"] ** 2 * int(N)
+            * sum(rho ** (2 * j) for j in range(int(N))))
+
+
+def prop2_second_moment_crossing(limit: int = 10 ** 4) -> int:
+    """The smallest ``N`` with ``E‖H_i‖² > D̃_f²`` on the scalar :data:`PROP2` instance
+    (closed form, :func:`prop2_second_moment_closed`)."""
+    problem = scalar_problem(**PROP2)
+    d2 = prop2_d_tilde2(problem.constants)
+    for N in range(1, limit):
+        if prop2_second_moment_closed(problem, N) > d2:
+            return N
+    raise ValueError(f"no crossing below N = {limit}")
+
+
+def prop2_second_moment(N, replicates, seed, backend="numpy", *, fixed: bool = False):
+    """``E‖H_i‖²`` (mean over 4096 chains of ``‖H_i‖²``) on the scalar :data:`PROP2` instance
+    against Prop. 2's explicit ``D̃_f²``.  ``fixed``: mutant, deterministic truncation."""
+    problem = scalar_problem(**PROP2)
+    x, y = SCALAR_POINT
+    H = _phe_outputs(problem, x, y, int(N), PROP2_CHAINS, replicates, seed, backend, fixed=fixed)
+    return {"value": (H ** 2).sum(axis=-1).mean(axis=1),
+            "bound": per_replicate(prop2_d_tilde2(problem.constants), replicates)}
+
+
 def _prop2_law() -> Law:
     b = rates.BOUNDS["fedmbo.prop2_variance"]
     sym = rates.leading_exponent(b.expr, rates.N)
@@ -201,6 +246,8 @@ def _claims() -> list:
     n_cross = prop2_crossing(t2)
     n_worst = prop2_crossing()
     s2 = prop2_sigma_tilde2(p2)
+    d2 = prop2_d_tilde2(p2)
+    n2_cross = prop2_second_moment_crossing()
     return [
         P.claim(
             "phe_variance_vs_clients", role="confirmation", source=P.cite("Prop. 3"),
@@ -317,6 +364,41 @@ def _claims() -> list:
                       f"{t2:.4g}), one client, noise-free, at (1, 0); PHE with "
                       f"{PROP2_CHAINS} chains per replicate, N swept; H̄ in closed form; "
                       "the bound is the registered σ̃_f² at the instance's constants"),
+            conditions=_phe_conditions(scalar_problem(**PROP2), SCALAR_POINT),
+            touches=(*_TOUCH_PHE, "FEDMBO-R6")),
+        P.claim(
+            "phe_second_moment_prop2_explicit", role="finding",
+            source=P.cite("Prop. 2 (explicit D̃_f²)"),
+            statement=(r"\mathbb{E}[\|H_i\|^2 \mid \mathcal{F}^k] \leq \tilde{D}_f^2 = "
+                       r"\left(\ell_{f,0} + \frac{\ell_{f,0}\ell_{g,1}}{\mu_g} + "
+                       r"\frac{\ell_{f,1}\ell_{g,1}}{\mu_g}\right)^2 + \tilde{\sigma}_f^2"),
+            kind="bounded_by", variable="N", quantity=r"\mathbb{E}\|H_i\|^2",
+            measure=prop2_second_moment, scale="loglog",
+            grid=per_budget(_pow2(3, 8), _pow2(2, 9), _pow2(2, 11)),
+            replicates=per_budget(16, 64, 256),
+            law=law(rates.law_for("fedmbo.prop2_second_moment", "bound")), tolerance=0.0,
+            expected="violated",
+            reason=(
+                "On the scalar instance of fedmbo.phe_variance_prop2_explicit (g = ½ay² − bxy, "
+                "f = qy, a = 5, b = 6, q = 1: ∇ₓf = 0, ℓ_{f,0} = 1, ℓ_{f,1} = 0, ℓ_{g,1} = 9, "
+                "μ_g = 5, σ's = 0), H_i = b·p_i with p_i = (N/ℓ)ρ^{N'}q, ρ = 1 − μ_g/ℓ = 4/9, "
+                "N' ~ U{0..N−1}, so E‖H_i‖² = (b/ℓ)²q²N Σ_{j<N}ρ^{2j} (prop2_second_moment_"
+                "closed): ≈ 0.554·N once ρ^{2N} is small, while D̃_f² = (1 + 9/5)² + "
+                f"σ̃_f² = {d2:.4g} does not depend on N.  The second moment exceeds D̃_f² from "
+                f"N = {n2_cross} on (closed form); the grid's N = 64 and 128 are past it.  The "
+                "cause is the variance's (fedmbo.phe_variance_prop2_explicit): the N/ℓ "
+                "weight of PHE's random truncation makes E‖H_i‖² grow as Θ(N), and Thm 1's "
+                "proof takes E‖H_i‖² ≤ D̃_f² with no N.  With the deterministic truncation "
+                "(mutant fixed_truncation) H_i = H̄, whose square stays below (b/μ_g)²q² = "
+                "1.44 at every N, and the bound holds."),
+            mutants=(Mutant("fixed_truncation", "the deterministic truncation (every chain runs "
+                            "N − 1 steps, weights 1/ℓ): H_i = H̄ here, and Prop. 2's D̃_f² bounds "
+                            "its square at every N", {"fixed": True}, kind="repair"),),
+            schedule=(f"scalar instance a = 5, b = 6, q = 1 (ℓ_{{g,1}} = 9, κ_g = 9/5), one "
+                      f"client, noise-free, at (1, 0) (as fedmbo.phe_variance_prop2_explicit); "
+                      f"PHE with {PROP2_CHAINS} chains per replicate, N swept; the bound is the "
+                      "registered D̃_f² at the instance's constants, with Prop. 2's explicit "
+                      "σ̃_f²"),
             conditions=_phe_conditions(scalar_problem(**PROP2), SCALAR_POINT),
             touches=(*_TOUCH_PHE, "FEDMBO-R6")),
     ]
