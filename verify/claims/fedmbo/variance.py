@@ -248,6 +248,13 @@ def _claims() -> list:
     s2 = prop2_sigma_tilde2(p2)
     d2 = prop2_d_tilde2(p2)
     n2_cross = prop2_second_moment_crossing()
+    # what the two explicit Prop. 2 findings share: the scalar counterexample, swept in N
+    prop2_sweep = dict(
+        role="finding", expected="violated", kind="bounded_by", variable="N", scale="loglog",
+        grid=per_budget(_pow2(3, 8), _pow2(2, 9), _pow2(2, 11)),
+        replicates=per_budget(16, 64, 256), tolerance=0.0,
+        conditions=_phe_conditions(scalar_problem(**PROP2), SCALAR_POINT),
+        touches=(*_TOUCH_PHE, "FEDMBO-R6"))
     return [
         P.claim(
             "phe_variance_vs_clients", role="confirmation", source=P.cite("Prop. 3"),
@@ -330,17 +337,12 @@ def _claims() -> list:
             conditions=_phe_conditions(prob, PHE_POINT),
             touches=(*_TOUCH_PHE, "FEDMBO-R6")),
         P.claim(
-            "phe_variance_prop2_explicit", role="finding",
-            source=P.cite("Prop. 2 (explicit σ̃_f²)"),
+            "phe_variance_prop2_explicit", source=P.cite("Prop. 2 (explicit σ̃_f²)"),
             statement=(r"\mathbb{E}\|H_i - \bar{H}\|^2 \leq \tilde{\sigma}_f^2 = \sigma_f^2 + "
                        r"\frac{3}{\mu_g^2}[(\sigma_f^2 + \ell_{f,0}^2)(\sigma_{g,2}^2 + "
                        r"2\ell_{g,1}^2) + \sigma_f^2\ell_{g,1}^2]"),
-            kind="bounded_by", variable="N", quantity=r"\mathbb{E}\|H_i - \bar{H}\|^2",
-            measure=prop2_explicit, scale="loglog",
-            grid=per_budget(_pow2(3, 8), _pow2(2, 9), _pow2(2, 11)),
-            replicates=per_budget(16, 64, 256),
-            law=law(rates.law_for("fedmbo.prop2_variance", "bound")), tolerance=0.0,
-            expected="violated",
+            quantity=r"\mathbb{E}\|H_i - \bar{H}\|^2", measure=prop2_explicit,
+            law=law(rates.law_for("fedmbo.prop2_variance", "bound")), **prop2_sweep,
             reason=(
                 "On the scalar instance g = ½ay² − bxy, f = qy (one client, noise-free; "
                 "Assumptions 1–5 hold on the whole space with ℓ_{f,1} = 0, ℓ_{f,0} = |q|, "
@@ -363,21 +365,14 @@ def _claims() -> list:
             schedule=(f"scalar instance a = 5, b = 6, q = 1 (ℓ_{{g,1}} = 9, κ_g = 9/5, t = "
                       f"{t2:.4g}), one client, noise-free, at (1, 0); PHE with "
                       f"{PROP2_CHAINS} chains per replicate, N swept; H̄ in closed form; "
-                      "the bound is the registered σ̃_f² at the instance's constants"),
-            conditions=_phe_conditions(scalar_problem(**PROP2), SCALAR_POINT),
-            touches=(*_TOUCH_PHE, "FEDMBO-R6")),
+                      "the bound is the registered σ̃_f² at the instance's constants")),
         P.claim(
-            "phe_second_moment_prop2_explicit", role="finding",
-            source=P.cite("Prop. 2 (explicit D̃_f²)"),
+            "phe_second_moment_prop2_explicit", source=P.cite("Prop. 2 (explicit D̃_f²)"),
             statement=(r"\mathbb{E}[\|H_i\|^2 \mid \mathcal{F}^k] \leq \tilde{D}_f^2 = "
                        r"\left(\ell_{f,0} + \frac{\ell_{f,0}\ell_{g,1}}{\mu_g} + "
                        r"\frac{\ell_{f,1}\ell_{g,1}}{\mu_g}\right)^2 + \tilde{\sigma}_f^2"),
-            kind="bounded_by", variable="N", quantity=r"\mathbb{E}\|H_i\|^2",
-            measure=prop2_second_moment, scale="loglog",
-            grid=per_budget(_pow2(3, 8), _pow2(2, 9), _pow2(2, 11)),
-            replicates=per_budget(16, 64, 256),
-            law=law(rates.law_for("fedmbo.prop2_second_moment", "bound")), tolerance=0.0,
-            expected="violated",
+            quantity=r"\mathbb{E}\|H_i\|^2", measure=prop2_second_moment,
+            law=law(rates.law_for("fedmbo.prop2_second_moment", "bound")), **prop2_sweep,
             reason=(
                 "On the scalar instance of fedmbo.phe_variance_prop2_explicit (g = ½ay² − bxy, "
                 "f = qy, a = 5, b = 6, q = 1: ∇ₓf = 0, ℓ_{f,0} = 1, ℓ_{f,1} = 0, ℓ_{g,1} = 9, "
@@ -398,9 +393,7 @@ def _claims() -> list:
                       f"client, noise-free, at (1, 0) (as fedmbo.phe_variance_prop2_explicit); "
                       f"PHE with {PROP2_CHAINS} chains per replicate, N swept; the bound is the "
                       "registered D̃_f² at the instance's constants, with Prop. 2's explicit "
-                      "σ̃_f²"),
-            conditions=_phe_conditions(scalar_problem(**PROP2), SCALAR_POINT),
-            touches=(*_TOUCH_PHE, "FEDMBO-R6")),
+                      "σ̃_f²")),
     ]
 
 
