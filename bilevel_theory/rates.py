@@ -190,6 +190,14 @@ class Bound:
                              f"{sorted(self.symbols)}")
         return self.symbols[name]
 
+    def at(self, **values: float) -> float:
+        """The bound's value with each of its symbols set by name (``values`` may name more);
+        ``ValueError`` naming the symbols left without a value."""
+        missing = sorted(name for name in self.symbols if name not in values)
+        if missing:
+            raise ValueError(f"bound {self.name}: no value for {missing}")
+        return float(self.expr.subs({s: values[n] for n, s in self.symbols.items()}))
+
     def latex(self) -> str:
         """``quantity <relation> expr`` in LaTeX (symbol names as in the papers)."""
         return f"{self.quantity} " + _REL[self.relation] % _tex(self.expr)

@@ -366,6 +366,13 @@ def test_bound_validation():
         r.Bound("x.y", "p", "f [TEXT]", 1 / K, "q", variables={"n": "clients"})
 
 
+def test_bound_at_sets_its_symbols_by_name():
+    b = r.Bound("x.y", "p", "f [TEXT]", 2 / K + N, "q")
+    assert b.at(K=4.0, N=3.0, unused=1.0) == 3.5
+    with pytest.raises(ValueError, match=r"x\.y: no value for \['N'\]"):
+        b.at(K=4.0)
+
+
 def test_latex_renders_for_every_bound():
     mathtext = pytest.importorskip("matplotlib.mathtext")
     parser = mathtext.MathTextParser("agg")

@@ -100,13 +100,11 @@ def staleness_theorem_bound(tau_bar: float) -> float:
     alpha = min(math.sqrt(D / (4 * m * D**2 * B)), alpha_max)
     from bilevel_theory.rates import BOUNDS  # noqa: PLC0415 (sympy only when evaluated)
 
-    expr = BOUNDS["afbo.thm41b"].expr
-    vals = {"B_beta": B, "D_hat_f": D, "sigma_hat_f": D, "L_f": C["L_f"], "L_y": C["L_y"],
-            "M_f": C["M_f"], "N": sc["neumann_steps"], "T": T_FLOOR, "W_0": 0.0,
-            "alpha": alpha, "ell_f1": C["ell_f1"], "eta": eta, "kappa_g": C["kappa_g"],
-            "m": m, "sigma_g": math.sqrt(C["sigma_g2"]), "sigma_g1": math.sqrt(C["sigma_g12"]),
-            "tau_bar": float(tau_bar)}
-    return float(expr.subs({sym: vals[sym.name] for sym in expr.free_symbols}))
+    return BOUNDS["afbo.thm41b"].at(
+        B_beta=B, D_hat_f=D, sigma_hat_f=D, L_f=C["L_f"], L_y=C["L_y"], M_f=C["M_f"],
+        N=sc["neumann_steps"], T=T_FLOOR, W_0=0.0, alpha=alpha, ell_f1=C["ell_f1"], eta=eta,
+        kappa_g=C["kappa_g"], m=m, sigma_g=math.sqrt(C["sigma_g2"]),
+        sigma_g1=math.sqrt(C["sigma_g12"]), tau_bar=float(tau_bar))
 
 
 def staleness_excess(excess, replicates, seed, backend="numpy", *, stale_weighting="none"):

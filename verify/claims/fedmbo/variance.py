@@ -112,15 +112,9 @@ def phe_single_variance(N, replicates, seed, backend="numpy", *, fixed: bool = F
 def prop2_sigma_tilde2(constants) -> float:
     """Prop. 2's explicit ``σ̃_f² = σ_f² + (3/μ_g²)[(σ_f² + ℓ_{f,0}²)(σ_{g,2}² + 2ℓ_{g,1}²)
     + σ_f²ℓ_{g,1}²]`` with an instance's constants (the registered ``rates`` expression)."""
-    b = rates.BOUNDS["fedmbo.prop2_variance"]
-    subs = {b.symbol("sigma_f"): math.sqrt(constants["sigma_f2"]),
-            b.symbol("sigma_g2"): math.sqrt(constants["sigma_g22"]),
-            b.symbol("mu_g"): constants["mu_g"], b.symbol("ell_f0"): constants["ell_f0"],
-            b.symbol("ell_g1"): constants["ell_g1"]}
-    value = b.expr.subs(subs)
-    if value.free_symbols:
-        raise ValueError(f"σ̃_f² still has symbols {value.free_symbols}")
-    return float(value)
+    return rates.BOUNDS["fedmbo.prop2_variance"].at(
+        sigma_f=math.sqrt(constants["sigma_f2"]), sigma_g2=math.sqrt(constants["sigma_g22"]),
+        mu_g=constants["mu_g"], ell_f0=constants["ell_f0"], ell_g1=constants["ell_g1"])
 
 
 def truncation_moment(N: int, rho: float) -> float:
@@ -175,14 +169,9 @@ def prop2_d_tilde2(constants) -> float:
     """Prop. 2's explicit ``D̃_f² = (ℓ_{f,0} + ℓ_{f,0}ℓ_{g,1}/μ_g + ℓ_{f,1}ℓ_{g,1}/μ_g)² + σ̃_f²``
     with an instance's constants (the registered ``rates`` expression, ``σ̃_f²`` from
     :func:`prop2_sigma_tilde2`)."""
-    b = rates.BOUNDS["fedmbo.prop2_second_moment"]
-    subs = {b.symbol("sigma_tilde_f"): math.sqrt(prop2_sigma_tilde2(constants)),
-            b.symbol("ell_f0"): constants["ell_f0"], b.symbol("ell_f1"): constants["ell_f1"],
-            b.symbol("ell_g1"): constants["ell_g1"], b.symbol("mu_g"): constants["mu_g"]}
-    value = b.expr.subs(subs)
-    if value.free_symbols:
-        raise ValueError(f"D̃_f² still has symbols {value.free_symbols}")
-    return float(value)
+    return rates.BOUNDS["fedmbo.prop2_second_moment"].at(
+        sigma_tilde_f=math.sqrt(prop2_sigma_tilde2(constants)), ell_f0=constants["ell_f0"],
+        ell_f1=constants["ell_f1"], ell_g1=constants["ell_g1"], mu_g=constants["mu_g"])
 
 
 def prop2_second_moment_closed(problem, N: int) -> float:
