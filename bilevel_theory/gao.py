@@ -321,6 +321,19 @@ def theorem1_limits(problem, alpha: float, beta: float, period: int, rho2: float
     return dict(rho1_max=rho1_max, rho2_max=rho2_max, eta_max=eta_max)
 
 
+def theorem2_limits(problem, period: int) -> dict:
+    """Thm. 2's upper limits on ``ρ₂``, ``ρ₁`` (given ``ρ₂`` at its limit) and the period ``p``
+    (given both), with ``L̂ = L̃ = L₁`` (:func:`gao_constants`): ``ρ₂ ≤ min{μ/19720, 1/(6L₁),
+    1}``, ``ρ₁ ≤ min{ρ₂/(20κ²), μ/(1540L̂), 1}``, ``p ≤ 1/√(288(2 + 4L̂²/K)(ρ₁² + ρ₂²))``;
+    ``period`` is checked against the last (``period_ok``)."""
+    g = gao_constants(problem)
+    rho2 = min(g["mu"] / 19720, 1 / (6 * g["L1"]), 1.0)
+    rho1 = min(rho2 / (20 * g["kappa"] ** 2), g["mu"] / (1540 * g["L_hat"]), 1.0)
+    p_max = 1 / math.sqrt(288 * (2 + 4 * g["L_hat"] ** 2 / problem.clients)
+                          * (rho1 ** 2 + rho2 ** 2))
+    return dict(rho1_max=rho1, rho2_max=rho2, period_max=p_max, period_ok=period <= p_max)
+
+
 # ---------------------------------------------------------------------------------- estimators
 
 
@@ -706,6 +719,12 @@ def bounds() -> list:
         {"T": "iterations", "K": "devices", "p": "communication period"},
         ("A1–A4", "α, β, η_t, ρ, p, S as in Thm 2"),
         ("A = p/T + 1/(K^{2/3}T^{2/3})", "Δ_Q kept as a symbol (see gao.neumann_bias)")))
+    _add(Bound(
+        "gao.thm2_limit", THEORY_PAPER, _src("Thm 2 as T → ∞"), sp.limit(_gao_thm2, T, sp.oo),
+        r"\lim_{T\to\infty}" + _GAO_Q, "le", {"Delta_Q": "truncation bias Δ_Q"},
+        ("A1–A4", "α, β, η_t, ρ, p, S as in Thm 2"),
+        ("the limit T → ∞ of gao.thm2 (sympy): every other term carries p/T, "
+         "(KT)^{-2/3} or (KT)^{-2/3}·ln(T + 1), whatever K, p, σ, δ and the steps",)))
     _gao_T2 = c_T * kappa**3 / (K * eps ** _R(3, 2))
     gao_thm2_rates = _add(gao_thm2.derive(
         "gao.thm2_cor2_steps", {"p": _gao_p, "Delta_Q": _gao_dq_eps},

@@ -111,3 +111,109 @@ def test_every_condition_holds_on_the_grid():
             for c in CLAIM.conditions:
                 lhs, rhs, ok = c.evaluate(x)
                 assert ok, (c.statement, x, lhs, rhs)
+
+
+# ================================================================ Thm 2 (LocalBSGVRM), T → ∞
+VR = {c.id: c for c in L.CLAIMS if "localbsgvrm" in c.id}
+SWEEPS = {c.id: c for c in L.CLAIMS[1:]}  # Q and h, both theorems
+
+
+def test_thm2_right_hand_side_tends_to_four_delta_q_squared():
+    """sympy's limit of the registered Thm 2 bound: only 4Δ_Q² is left, no σ, δ, K, p or ρ."""
+    from bilevel_theory import rates
+
+    b = rates.BOUNDS["gao.thm2_limit"]
+    assert {s.name for s in b.expr.free_symbols} == {"Delta_Q"}
+    assert b.at(Delta_Q=0.5) == pytest.approx(1.0)
+    finite = rates.BOUNDS["gao.thm2"].at(T=1e12, K=8, p=2, Delta=1.0, rho_1=1e-3, rho_2=1e-3,
+                                        G=1.0, sigma=1.0, delta=1.0, mu=1.0, L_tilde=1.0,
+                                        Delta_Q=0.5)
+    assert finite == pytest.approx(1.0, rel=1e-3)  # 4Δ_Q² = 1, approached from above
+    assert finite > 1.0
+
+
+def test_localbsgvrm_converges_to_the_zero_of_the_device_averaged_estimator():
+    """The library's exact LocalBSGVRM (Thm 2's α, β, η_t, p = S = 2, larger ρ so that it moves
+    within a test) goes to x̃, not to x*: the limit the claims take."""
+    P = L.heterogeneous()
+    theta, Q = L.THETA_L1 / L.gao_constants(P)["L1"], 16
+    x_tilde, _ = biased_stationary_point(P, theta, Q)
+    x0 = np.asarray(P.x_star)
+    dist = []
+    for T in (500, 2000):
+        tr = run("localbsgvrm", P, rounds=T, replicates=1, seed=0, period=2, rho1=0.2,
+                 rho2=1.0, neumann_steps=Q, theta=theta, x0=x0, y0=P.y_star(x0))
+        dist.append(np.linalg.norm(tr.x[0, -1] - x_tilde))
+        np.testing.assert_allclose(tr.y[0, -1], P.y_star(tr.x[0, -1]), atol=0.05)
+    start = np.linalg.norm(x0 - x_tilde)
+    assert start > 0.1 and dist[1] < dist[0] < 0.02 * start
+
+
+@pytest.mark.parametrize("cid", sorted(SWEEPS))
+@pytest.mark.parametrize("budget", ["smoke", "standard", "full"])
+def test_q_and_h_sweeps_are_violated_and_the_repair_holds(cid, budget):
+    claim = SWEEPS[cid]
+    x = np.asarray(claim.grid[budget], float)
+    for mutant, expected in ((None, "violated"), ("shared_hessians", "holds")):
+        metrics = [claim.measure(v, 2, 0, mutant=mutant) for v in x]
+        a = assess(claim, x, metrics)
+        assert a.verdict == expected, (mutant, a.reason)
+
+
+@pytest.mark.parametrize("cid", sorted(set(SWEEPS) - {"gao.localbsgvrm_limit_vs_heterogeneity"}))
+def test_sweeps_start_where_the_bound_holds(cid):
+    """At the smallest Q (h) the limit bound is above the limit: the sweep shows where the
+    statement fails, not only that it fails; at the largest, it fails by a wide margin."""
+    claim = SWEEPS[cid]
+    for budget in ("smoke", "standard", "full"):
+        m = claim.measure(min(claim.grid[budget]), 2, 0)
+        assert m["value"][0] < m["bound"][0]
+        m = claim.measure(max(claim.grid[budget]), 2, 0)
+        assert m["value"][0] > 100 * m["bound"][0]
+
+
+def test_thm2_repair_is_within_the_truncation_bias():
+    """With shared Hessians ‖∇Φ(x̃)‖ ≤ Δ_Q (eq. 3.2's bias at x̃, where ∇̂Φ = 0)."""
+    S = L.shared_hessians()
+    theta = L.THETA_L1 / L.gao_constants(S)["L1"]
+    for Q in (2, 8, 32):
+        _, floor = biased_stationary_point(S, theta, Q)
+        assert floor <= L.truncation_bias_bound(S, theta, Q) ** 2
+
+
+def test_sweep_conditions_hold_on_every_grid():
+    for claim in SWEEPS.values():
+        for budget in ("smoke", "full"):
+            for x in claim.grid[budget]:
+                for c in claim.conditions:
+                    lhs, rhs, ok = c.evaluate(x)
+                    assert ok, (claim.id, c.statement, x, lhs, rhs)
+
+
+def test_thm2_limit_ode_rate_is_of_order_rho1_mu():
+    """The slow (x) eigenvalue of the limit ODE is ρ₁ times the device-averaged estimator's
+    Jacobian on y = y*(x): positive, and of the size of ρ₁μ."""
+    P = L.heterogeneous()
+    theta = L.THETA_L1 / L.gao_constants(P)["L1"]
+    rate = L.limit_ode_rate(P, theta, 80)
+    rho1, _ = L.vr_rhos(P)
+    assert 0.05 * rho1 < rate < 20 * rho1
+
+
+def test_thm1_h_sweep_left_limit_grows_faster_than_the_right():
+    """On the h-sweep the left-hand limit grows about as h⁴ (‖∇Φ(x̃)‖ ∝ h²: Hessian spread
+    times gradient spread) while Thm 1's right-hand limit moves only through δ²·p²η²."""
+    claim = SWEEPS["gao.localbsgm_limit_vs_heterogeneity"]
+    lo, hi = (claim.measure(h, 2, 0) for h in (0.1, 1.0))
+    assert 5e3 < hi["value"][0] / lo["value"][0] < 2e4
+    assert hi["bound"][0] / lo["bound"][0] < 3
+
+
+def test_thm2_h_sweep_fails_at_every_heterogeneity():
+    """Thm 2's limit 4Δ_Q² carries no δ (h moves it only through the instance's L₀, L₁): at
+    Q = 80 it stays below 10⁻¹⁴ on the whole grid, and the left-hand limit exceeds it at the
+    smallest h of every grid (3·10⁻⁷ at h = 0.05)."""
+    claim = VR["gao.localbsgvrm_limit_vs_heterogeneity"]
+    ms = [claim.measure(h, 2, 0) for h in claim.grid["full"]]
+    assert max(m["bound"][0] for m in ms) < 1e-14
+    assert all(m["value"][0] > 1e6 * m["bound"][0] for m in ms)

@@ -182,3 +182,27 @@ def test_penalty_gap_is_an_upper_bound_from_section_5_2():
     assert by["memfbo.drift_stationarity_vs_tau"].role == "control"
     out = M.penalty_gap(64, 3, 0)["value"]
     assert np.all(out == out[0]) and out[0] > 0
+
+
+def test_client_sampling_spread_grows_at_most_like_kappa():
+    """The coverage map's reason for not sweeping κ in Props. 5.8/5.10: with μ ⪯ A_i ⪯ L the
+    κ-part of the clients' spread at y_λ, mean_i ‖(A_i − Ā)Ā⁻¹v‖², is at most
+    ‖v‖²(κ − 1)²/(4κ), attained (two clients at μ and L along an eigenvector of Ā at 2Lμ/(L+μ));
+    random spectra in [μ, L] stay below it."""
+    rng = np.random.default_rng(0)
+    mu = 1.0
+    for kappa in (2.0, 10.0, 100.0):
+        L = kappa * mu
+        cap = (kappa - 1) ** 2 / (4 * kappa)
+        s = 2 * L * mu / (L + mu)
+        w = (s - mu) / (L - mu)  # weight of the clients at L in the worst case
+        worst = w * (L - s) ** 2 / s ** 2 + (1 - w) * (mu - s) ** 2 / s ** 2
+        assert worst == pytest.approx(cap, rel=1e-12)
+        for _ in range(20):
+            n, d = 6, 3
+            Q, _ = np.linalg.qr(rng.standard_normal((n, d, d)))
+            A = np.einsum("nij,nj,nkj->nik", Q, rng.uniform(mu, L, (n, d)), Q)
+            v = rng.standard_normal(d)
+            u = np.linalg.solve(A.mean(0), v)
+            spread = np.mean(np.sum((np.einsum("nij,j->ni", A - A.mean(0), u)) ** 2, -1))
+            assert spread <= cap * (v @ v) * (1 + 1e-12)

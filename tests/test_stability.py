@@ -107,3 +107,35 @@ def test_an_overlay_replaces_a_claim_with_its_mutants(tmp_path):
     # each entry names the directory its rows are in (the rounding audit reads them there)
     assert found["a.x"]["store"] == found["a.x@new"]["store"] == tmp_path / "later" / "seed-0"
     assert found["b.y@keep"]["store"] == tmp_path / "base" / "seed-0"
+
+
+@BUDGETS
+def test_a_committed_table_reads_back_into_the_same_rows(budget):
+    """--base-doc: the committed table, read back (read_doc) and rendered again, gives the same
+    rows, so a rerun of some claims can be added to it without the other claims' stores."""
+    from pathlib import Path
+
+    doc = stability.DOCS[budget]
+    found = stability.read_summaries(Path("/nonexistent"), base=doc)
+    text, ok = stability.table(found, budget)
+
+    def rows(t):
+        return [ln for ln in t.splitlines() if ln.startswith("| `")]
+    assert ok and rows(text) == rows(doc.read_text())
+
+
+def test_a_rerun_replaces_the_base_rows_of_its_claims(tmp_path):
+    import json
+
+    base = tmp_path / "base.md"
+    e = {"verdict": "holds", "expected": "holds", "measured": 1.0, "interval": [0.9, 1.1]}
+    base.write_text(stability.table({0: {"a.x": e, "a.x@m": {**e, "verdict": "violated",
+                                                                 "expected": "violated"},
+                                         "b.y": e}}, "smoke")[0])
+    (tmp_path / "new" / "seed-0").mkdir(parents=True)
+    (tmp_path / "new" / "seed-0" / "summary.json").write_text(json.dumps(
+        [{"id": "a.x", "verdict": "holds", "expected": "holds", "measured": 2.0,
+          "interval": [1.9, 2.1], "power": []}]))
+    found = stability.read_summaries(tmp_path / "none", (0,), [tmp_path / "new"], base)[0]
+    assert found["a.x"]["measured"] == 2.0 and "a.x@m" not in found  # the rerun has no mutant
+    assert found["b.y"]["measured"] == 1.0

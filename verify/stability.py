@@ -3,6 +3,8 @@
     python -m bilevel_theory.verify.stability                 # run (resuming) and write docs/stability.md
     python -m bilevel_theory.verify.stability --budget standard   # the same at the standard budget
     python -m bilevel_theory.verify.stability --render-only   # rewrite the table from the stores
+    python -m bilevel_theory.verify.stability --render-only --base-doc docs/stability.md \\
+        --overlay results/new                                 # add a rerun to the committed table
     python -m bilevel_theory.verify.stability --check         # exit 1 if the table is not all stable
 
 A verdict that depends on the seed is no verdict: a referee could get the other one by
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -48,19 +51,53 @@ def run_seeds(out: Path, budget: str = "smoke", seeds: Sequence[int] = SEEDS, wo
 
 
 def read_summaries(out: Path, seeds: Sequence[int] = SEEDS,
-                   overlays: Sequence[Path] = ()) -> dict[int, dict[str, dict]]:
+                   overlays: Sequence[Path] = (), base: Path | None = None
+                   ) -> dict[int, dict[str, dict]]:
     """``seed -> id -> summary entry`` from the stores under ``out`` (missing seeds skipped);
     the entries of the stores under each of ``overlays`` (a later run of some claims, e.g.
     after their replicates changed) replace those of the same claims, mutants included (a
-    mutant the later run no longer has is dropped)."""
-    found = read_one(out, seeds)
-    for extra in overlays:
-        for seed, entries in read_one(extra, seeds).items():
+    mutant the later run no longer has is dropped).  ``base``: an earlier table
+    (:func:`read_doc`) whose rows stand for the claims that neither ``out`` nor an overlay
+    has."""
+    found = read_doc(base, seeds) if base is not None else {}
+    for layer in (read_one(out, seeds), *(read_one(extra, seeds) for extra in overlays)):
+        for seed, entries in layer.items():
             here = found.setdefault(seed, {})
             claims = {cid for cid in entries if MUTANT_SEP not in cid}
             for cid in [c for c in here if c.split(MUTANT_SEP)[0] in claims]:
                 del here[cid]
             here.update(entries)
+    return found
+
+
+def _number(text: str) -> float | None:
+    return None if text == "nan" else float(text)
+
+
+def read_doc(path: Path, seeds: Sequence[int] = SEEDS) -> dict[int, dict[str, dict]]:
+    """``seed -> id -> entry`` read back from a table :func:`table` wrote (its cells: verdict,
+    measured value and interval to 3 significant digits; the resolution column on every
+    seed's entry), for the ``seeds`` it has a column for.  Re-rendering gives the same rows."""
+    lines = path.read_text().splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.startswith("| claim | expected |"))
+    columns = [c.strip() for c in lines[head].strip("|").split("|")]
+    at = {int(c.split()[1]): j for j, c in enumerate(columns) if c.startswith("seed ")}
+    cell = re.compile(r"^(\w+)( ✗)? (\S+) \[(\S+), (\S+)\]$")
+    found: dict[int, dict[str, dict]] = {s: {} for s in seeds if s in at}
+    for ln in lines[head + 2:]:
+        if not ln.startswith("| `"):
+            break
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        cid, expected, res = cells[0].strip("`"), cells[1], cells[-1]
+        for seed in found:
+            m = cell.match(cells[at[seed]])
+            if m is None:
+                continue
+            verdict, _, v, lo, hi = m.groups()
+            found[seed][cid] = {
+                "verdict": verdict, "expected": expected, "measured": _number(v),
+                "interval": [_number(lo), _number(hi)],
+                "details": {} if res == "—" else {"resolution": float(res)}}
     return found
 
 
@@ -157,6 +194,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--overlay", type=Path, action="append", default=[],
                         help="with --render-only: a folder of later per-seed stores whose "
                              "entries replace the same claims' (repeatable)")
+    parser.add_argument("--base-doc", type=Path, default=None,
+                        help="with --render-only: an earlier table whose rows stand for the "
+                             "claims that no store under --out or --overlay has (e.g. the "
+                             "committed table, when only some claims were rerun)")
     parser.add_argument("--source", default="",
                         help="a sentence naming the code that produced the stores (e.g. its "
                              "commit), printed under the table's title")
@@ -181,7 +222,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if ok else 1
     if not args.render_only:
         run_seeds(args.out, args.budget, seeds, args.workers)
-    summaries = read_summaries(args.out, seeds, args.overlay)
+    if args.base_doc is not None and not args.base_doc.is_file():
+        print(f"error: --base-doc {args.base_doc}: no such file", file=sys.stderr)
+        return 2
+    summaries = read_summaries(args.out, seeds, args.overlay, args.base_doc)
     if not summaries:
         print(f"error: no summary.json under {args.out}/seed-*", file=sys.stderr)
         return 2

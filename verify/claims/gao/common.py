@@ -72,22 +72,26 @@ def homogeneous(devices: int, noise: float = NOISE) -> QuadraticBilevel:
     return identical_devices(_one_client(noise), devices)
 
 
-@functools.lru_cache(maxsize=4)
-def heterogeneous(devices: int = DEVICES) -> QuadraticBilevel:
+@functools.lru_cache(maxsize=16)
+def heterogeneous(devices: int = DEVICES, heterogeneity: float = HETEROGENEITY
+                  ) -> QuadraticBilevel:
     """Heterogeneous devices (A4 holds with the measured ``δ²``), exact oracles: the floor,
-    not the noise, is what the heterogeneous claims test (every replicate is the same run)."""
+    not the noise, is what the heterogeneous claims test (every replicate is the same run).
+    ``heterogeneity``: the instance's ``h`` (the same draws at every ``h``, the devices'
+    deviations scaled by it)."""
     return QuadraticBilevel.random(clients=devices, dim_x=DIM, dim_y=DIM, kappa=KAPPA,
-                                   heterogeneity=HETEROGENEITY, noise=0.0, hessian_noise=0.0,
+                                   heterogeneity=heterogeneity, noise=0.0, hessian_noise=0.0,
                                    seed=HET_SEED, upper_mu=UPPER_MU, storage="dense")
 
 
-@functools.lru_cache(maxsize=4)
-def shared_hessians(devices: int = DEVICES) -> QuadraticBilevel:
+@functools.lru_cache(maxsize=16)
+def shared_hessians(devices: int = DEVICES, heterogeneity: float = HETEROGENEITY
+                    ) -> QuadraticBilevel:
     """The repair of GAO-R3: :func:`heterogeneous` with every device's ``∇²_{yy}g^{(k)}`` and
     ``∇²_{xy}g^{(k)}`` replaced by the devices' mean (the gradients' linear terms stay
     heterogeneous), so the device average of eq. (3.1) is ``∇Φ`` and ``x̃`` is ``x*`` up to the
     truncation bias."""
-    P = heterogeneous(devices)
+    P = heterogeneous(devices, heterogeneity)
     K = P.clients
     A = np.asarray(P.A.dense_range(0, K)).mean(axis=0)
     B = np.asarray(P.B.dense_range(0, K)).mean(axis=0)

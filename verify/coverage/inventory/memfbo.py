@@ -3,8 +3,9 @@
 Notation: ``n`` clients in total, ``P`` sampled per round without replacement (canonical
 ``m``), ``T`` rounds, ``τ`` local steps, ``λ`` the penalty multiplier.  The text lost most
 formulas and the appendix is absent: Thm 5.11's rates are read from Cor 5.12 (MEMFBO-I3).
-No result states a dependence on a condition number (every constant is inside ``O(·)``), so
-MemFBO has no κ-sweep.
+The only condition number a result states is ``1 + 2L_{g,1}²/μ²`` inside ``M_cs`` (Props. 5.8
+and 5.10); every rate keeps its constants inside ``O(·)``.  ``_KAPPA_CS`` says why no
+κ-sweep could contradict ``M_cs``'s ``κ²``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,18 @@ from ..model import Inventory, Result
 
 _SAMPLES = ("ε: the claim sweeps T at Cor 5.12's schedule, whose T(ε) walks ε; the samples PτT "
             "are counted by the ledger (grad_calls metric)")
+
+#: Why a κ-sweep cannot contradict the κ² of M_cs (Props. 5.8, 5.10).  With μ ⪯ ∇²_{yy}g_i ⪯
+#: L_{g,1}, at y_λ(x) the clients' ∇_yL_i deviate from their mean by ∇_yf_i − ∇_yF, by
+#: λ∇_yg_i(x, y*(x)) (A5.6's σ_gh) and by (A_i − Ā)Ā⁻¹∇_yF (from λĀ(y_λ − y*) = −∇_yF); the
+#: last one's mean square is at most ‖∇_yF‖² max_s (s − μ)(L − s)/s² = L_{f,0}²(κ − 1)²/(4κ),
+#: since A_i² ⪯ (L + μ)A_i − Lμ.  So the client-sampling spread grows at most like κ, never
+#: like the stated κ²: a κ-sweep's exponent is ≤ 1 on every instance that meets A5.3–A5.6.
+_KAPPA_CS = ("κ enters only through M_cs = (1/λ²)(L_{f,0}²(1 + 2L_{g,1}²/μ²) + λ²σ_gh²): on "
+             "instances that meet A5.3–A5.6 the clients' spread of ∇_yL_i at y_λ(x) is at most "
+             "2L_{f,0}² + 2λ²σ_gh² + L_{f,0}²(κ − 1)²/(4κ) in its κ-part (λĀ(y_λ − y*) = "
+             "−∇_yF and A_i² ⪯ (L + μ)A_i − Lμ), which grows like κ, not κ², so no κ-sweep "
+             "could contradict the stated κ²")
 
 RESULTS = (
     Result("memfbo.sec5.gap", "section", "§5.2, before Prop. 5.7",
@@ -34,14 +47,15 @@ RESULTS = (
     Result("memfbo.prop5.8", "proposition", "Prop. 5.8 (proof: Thm C.7)",
            r"\Delta_y^t \le O(\eta_y^2\tau\lambda^2)(M_{se} + M_{cs}) + O(\eta_y^2\tau\lambda^2)"
            r"\Delta_x^t + O(\eta_y^2\tau\lambda^2)\mathbb{E}\|y^t - y^*_\lambda(x^t)\|^2",
-           ("τ", "η", "λ"),
+           ("τ", "η", "λ", "κ"),
            claims=("memfbo.client_drift_fixed_eta", "memfbo.client_drift_gamma_over_tau",
                    "memfbo.drift_stationarity_vs_tau"),
            reason="τ is swept (two findings and a control); γ_y (η) and λ enter as O(η²τλ²), tested "
                   "only through the τ-sweeps' schedules: on a quadratic a client's local iterates "
                   "move by (I − (I − ηA)^j)A⁻¹∇_yL_i plus noise of variance O(η²j), so the drift "
                   "grows at most as η² at every stable step, and its λ-dependence is a quadratic "
-                  "form in λ (as memfbo.prop5.10's): neither sweep could contradict the statement"),
+                  "form in λ (as memfbo.prop5.10's): neither sweep could contradict the statement; "
+                  "the drift is driven by the same spread of ∇_yL_i, and " + _KAPPA_CS),
     Result("memfbo.prop5.9", "proposition", "Prop. 5.9, eq. (10) (proof: Thm C.10)",
            r"\mathbb{E}\|y^{t+1} - y^*_\lambda(x^{t+1})\|^2 - \mathbb{E}\|y^t - y^*_\lambda(x^t)"
            r"\|^2 \le -O(\gamma_y\lambda)\mathbb{E}\|y^t - y^*_\lambda(x^t)\|^2 + O(\gamma_y^2)"
@@ -50,13 +64,13 @@ RESULTS = (
     Result("memfbo.prop5.10", "proposition", "Prop. 5.10, eq. (11) (proof: Thm C.9)",
            r"\mathbb{E}\|h_y^t\|^2 \le O(\lambda^2)\mathbb{E}\|y^t - y^*_\lambda(x^t)\|^2 + "
            r"O(\lambda^2)(\Delta_x^t + \Delta_y^t) + O(\frac{\lambda^2}{P\tau})M_{se} + "
-           r"O(\frac{(n-P)\lambda^2}{P(n-1)})M_{cs}", ("m", "τ", "n", "λ"),
+           r"O(\frac{(n-P)\lambda^2}{P(n-1)})M_{cs}", ("m", "τ", "n", "λ", "κ"),
            claims=("memfbo.second_moment_vs_sampled_clients", "memfbo.second_moment_vs_clients",
                    "memfbo.second_moment_vs_local_steps"),
            reason="P, n (through P_eff = P(n − 1)/(n − P)) and τ are swept (MEMFBO-I7); λ is not: "
                   "λ²M_se = σ_f² + λ²σ_g² and λ²M_cs = L_{f,0}²(1 + 2L_{g,1}²/μ²) + λ²σ_gh² are "
                   "both c₁ + c₂λ², which bounds the measured second moment at every λ (∇_yL_i = "
-                  "∇_yf_i + λ∇_yg_i), so no λ-sweep could contradict the statement"),
+                  "∇_yf_i + λ∇_yg_i), so no λ-sweep could contradict the statement; " + _KAPPA_CS),
     Result("memfbo.thm5.11.partial", "theorem", "Thm 5.11 (partial participation)",
            r"\min_t\mathbb{E}\|\nabla\Phi(x^t)\|^2 = O((PT)^{-2/7})\ (\tau = O(1);\ "
            r"\text{read from Cor 5.12, MEMFBO-I3})", ("m", "T"), headline=True,
