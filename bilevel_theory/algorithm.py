@@ -242,16 +242,30 @@ class Algorithm:
         self.problem = problem
         #: the hyperparameters the caller gave (the others are defaults, possibly derived)
         self.given = frozenset(hyperparameters)
-        resolved = {**self.resolved_defaults(problem), **hyperparameters}
+        resolved = {**self.resolved_defaults(problem, skip=hyperparameters), **hyperparameters}
         self.hp = self.validate(validate_hyperparameters(self.name, resolved,
                                                          {**SCHEMA, **self.schema},
                                                          clients=problem.clients))
 
-    def resolved_defaults(self, problem: FederatedQuadratic) -> dict[str, Any]:
-        """Defaults; a callable default is evaluated on the problem's constants."""
+    def resolved_defaults(self, problem: FederatedQuadratic,
+                          skip: Any = ()) -> dict[str, Any]:
+        """Defaults; a callable default is evaluated on the problem's constants (not for the
+        names in ``skip``, which the caller gives: a default that cannot be computed on this
+        instance, e.g. ``0.5/L_Φ`` where ``Φ`` is linear, is then never needed)."""
         c = problem.constants
-        return {k: (v(c, problem) if callable(v) and not isinstance(v, type) else v)
-                for k, v in self.defaults.items()}
+        out = {}
+        for k, v in self.defaults.items():
+            if k in skip:
+                continue
+            if not callable(v) or isinstance(v, type):
+                out[k] = v
+                continue
+            try:
+                out[k] = v(c, problem)
+            except ArithmeticError as e:  # e.g. 0.5/L_Φ on an instance whose Φ is linear
+                raise ValueError(f"`{k}` of `{self.name}`: its default cannot be computed on "
+                                 f"this instance ({e}); give `{k}` explicitly") from None
+        return out
 
     def validate(self, hp: dict[str, Any]) -> dict[str, Any]:
         """Check common hyperparameters; returns the normalized dict."""

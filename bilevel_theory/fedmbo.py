@@ -88,9 +88,14 @@ class FedMBO(Algorithm):
         x = state["x"]
         y = minibatch_sgd(ctx, x, state["y"], hp["inner_steps"], lambda t: beta(k),
                           hp["sampled_clients"], hp["samples"], hp["replace"])
-        H = phe(ctx, x, y, hp["neumann_steps"], hp["sampled_clients"], hp["neumann_scale"],
-                hp["replace"])
-        return dict(x=x - alpha(k) * mean_over_clients(H), y=y)
+        return dict(x=x - alpha(k) * mean_over_clients(self.hypergradients(ctx, x, y)), y=y)
+
+    def hypergradients(self, ctx: Context, x, y):
+        """The sampled clients' estimates ``H_i (R, n, dim_x)`` at ``(x, y^{k+1})``: PHE
+        (Alg. 2); a variant overrides this alone."""
+        hp = self.hp
+        return phe(ctx, x, y, hp["neumann_steps"], hp["sampled_clients"], hp["neumann_scale"],
+                   hp["replace"])
 
 
 REGISTERED = (FedMBO,)

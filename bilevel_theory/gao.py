@@ -674,6 +674,15 @@ def bounds() -> list:
         ("reading: the last line of the bound, duplicated in the extraction, is kept once",
          "Δ_Q kept as a symbol (see gao.neumann_bias)")))
 
+    _add(Bound(
+        "gao.thm1_limit", THEORY_PAPER, _src("Thm 1 as T → ∞"),
+        sp.Add(*(t for t in _gao_thm1.args if not t.has(T))),  # = sp.limit(…, T, ∞) (a test)
+        r"\lim_{T\to\infty}" + _GAO_Q, "le",
+        {"eta": "step η", "p": "communication period", "Delta_Q": "truncation bias Δ_Q"},
+        gao_thm1.assumptions,
+        ("the limit T → ∞ of gao.thm1 (sympy): the terms in 1/T vanish; 4Δ_Q², the noise "
+         "terms in ησ²/K and the drift terms in p²η² and p⁴η⁴ remain",)))
+
     # Q + 1 = log(1/ε)/log(1/(1−θμ)) makes (1−θμ)^{Q+1} = ε: a constant chosen inside Q = O(log 1/ε)
     _gao_Q_eps = sp.log(eps) / sp.log(1 - theta * mu) - 1
     _gao_dq_eps = gao_delta_q.expr.subs(Q, _gao_Q_eps)

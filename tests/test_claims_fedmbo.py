@@ -274,3 +274,35 @@ def test_thm1_claims_declare_conditions_and_catch_a_dropped_indirect_term():
     floor = F.direct_only_floor(F.thm1_problem())
     assert floor > 1.0
     assert F.stationarity_vs_K(200, 4, 0)["value"].mean() < floor
+
+
+def test_thm1_in_N_bound_does_not_grow_and_phe_stationarity_does():
+    """fedmbo.stationarity_vs_N: Thm 1's bound (at the instance's κ_g) falls in N toward its
+    N-free terms (law 0), while FedMBO's average stationarity at Thm 1's N-free steps grows
+    with N under PHE's random truncation and stays put under the deterministic one."""
+    ST = stationarity
+    b = ST._thm1_in_N()
+    at = dict(K=200, n=8, alpha_hat1=1e-3, alpha_hat2=1e-3, alpha_hat3=1e-2, ell_f1=1.0)
+    vals = [float(b.expr.subs({b.symbol(k): v for k, v in {**at, "N": N}.items()}))
+            for N in (8, 64, 512)]
+    assert vals[0] >= vals[1] >= vals[2] > 0
+    claim = next(c for c in ST.CLAIMS if c.id == "fedmbo.stationarity_vs_N")
+    assert claim.law.value == 0.0
+    phe = [ST.stationarity_vs_N(N, 16, 0)["value"].mean() for N in (8, 128)]
+    fixed = [ST.stationarity_vs_N(N, 16, 0, fixed=True)["value"].mean() for N in (8, 128)]
+    assert phe[1] > 4 * phe[0]
+    assert 0.7 < fixed[1] / fixed[0] < 1.4
+
+
+def test_fedmbo_hypergradients_hook_is_phe():
+    """FedMBO.step takes its estimates from ``hypergradients`` (PHE): the variants override it
+    alone, and the base class gives PHE's draws in PHE's order."""
+    from bilevel_theory.estimators import phe
+    from bilevel_theory.fedmbo import FedMBO
+
+    P = common.scalar_problem(5.0, 6.0)
+    alg = FedMBO(P, neumann_steps=6, sampled_clients=3, outer_step=0.1)
+    x, y = np.ones((4, 1)), np.zeros((4, 1))
+    a = alg.hypergradients(make_context(P, 4, 7, "numpy"), x, y)
+    b = phe(make_context(P, 4, 7, "numpy"), x, y, 6, 3, alg.hp["neumann_scale"], True)
+    np.testing.assert_array_equal(a, b)

@@ -217,3 +217,14 @@ def test_thm2_h_sweep_fails_at_every_heterogeneity():
     ms = [claim.measure(h, 2, 0) for h in claim.grid["full"]]
     assert max(m["bound"][0] for m in ms) < 1e-14
     assert all(m["value"][0] > 1e6 * m["bound"][0] for m in ms)
+
+
+def test_thm1_limit_is_sympys_limit_of_the_registered_bound():
+    """gao.thm1_limit keeps Thm 1's T-free terms as written (a readable law); it is sympy's limit
+    T → ∞ of gao.thm1, and at σ = 0 it depends on σ nowhere else."""
+    import sympy as sp
+
+    from bilevel_theory import rates
+
+    full, lim = rates.BOUNDS["gao.thm1"], rates.BOUNDS["gao.thm1_limit"]
+    assert sp.simplify(sp.limit(full.expr, full.symbol("T"), sp.oo) - lim.expr) == 0

@@ -286,3 +286,23 @@ def test_claim_runs_inside_the_conditions_it_declares(cid):
         for row in claim.check_conditions(budget):
             assert row["holds"] or not row["inside"], (cid, budget, row["statement"],
                                                        row["failing_x"])
+
+
+def test_a_given_hyperparameter_skips_its_default():
+    """A default is computed only when the caller does not give the value: FedMBO's default
+    step 0.5/L_Φ has no value where Φ is linear (L_Φ = 0), and a given step must not need it."""
+    from bilevel_theory.fedmbo import FedMBO
+    from bilevel_theory.verify.claims.fedmbo.common import scalar_problem
+
+    P = scalar_problem(5.0, 6.0)
+    assert P.constants["L_phi"] == 0.0
+    assert FedMBO(P, outer_step=0.1).hp["outer_step"] == 0.1
+    assert "outer_step" not in FedMBO(P, outer_step=0.1).resolved_defaults(P, skip={"outer_step"})
+
+
+def test_a_default_that_cannot_be_computed_names_the_parameter():
+    from bilevel_theory.fedmbo import FedMBO
+    from bilevel_theory.verify.claims.fedmbo.common import scalar_problem
+
+    with pytest.raises(ValueError, match="`outer_step` of `fedmbo`.*give `outer_step`"):
+        FedMBO(scalar_problem(5.0, 6.0))

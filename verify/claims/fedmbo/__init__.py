@@ -32,11 +32,13 @@ Instances (closed form, small):
 Mutants are implemented here, as keywords of the measures (e.g. ``fixed`` for a deterministic
 Neumann truncation, ``shared`` for PHE chains that share their truncation and clients,
 ``indirect=False`` for FedMBO without PHE's indirect term, :class:`FedMBODirectOnly`: on the
-Theorem-1 instance it stops at ``‖∇Φ‖² ≈ 1.1``, above every average the runs reach).
+Theorem-1 instance it stops at ``‖∇Φ‖² ≈ 1.1``, above every average the runs reach;
+``fixed=True`` for FedMBO with PHE truncated deterministically, :class:`FedMBOFixedTruncation`;
+both override ``FedMBO.hypergradients`` alone).
 
 Modules, one per family of results (the catalogue keeps this order): :mod:`.bias` (Prop. 1,
-in N and κ_g), :mod:`.variance` (Props. 2–3, the FedNest contrast), :mod:`.stationarity` (Thm 1,
-Cor. 1), :mod:`.inner_loop` (Lemma 5 in n, T, β and S; Remark 5 in S, m and the heterogeneity
+in N and κ_g), :mod:`.variance` (Props. 2–3, the FedNest contrast), :mod:`.stationarity` (Thm 1
+in K, n and N, Cor. 1), :mod:`.inner_loop` (Lemma 5 in n, T, β and S; Remark 5 in S, m and the heterogeneity
 h), :mod:`.kappa` (Cor. 1's κ_g-dependence); the instances and helpers they share are in :mod:`.common`.
 """
 

@@ -11,16 +11,14 @@ import numpy as np
 import sympy as sp
 
 from bilevel_theory import rates
-from bilevel_theory.algorithm import as_schedule, run_algorithm
+from bilevel_theory.algorithm import run_algorithm
 from bilevel_theory.fedmbo import FedMBO
-from bilevel_theory.inner import minibatch_sgd
 from bilevel_theory.law_cache import cached_derivation
 from bilevel_theory.problems import QuadraticBilevel
-from bilevel_theory.problems.backend import mean_over_clients
 
 from ...claim import Condition, Mutant, per_budget
 from ...kit import law, ledger_totals, per_replicate
-from .common import EPS_N, P, proof_constants, thm1_family
+from .common import EPS_N, P, phe_fixed, proof_constants, thm1_family
 
 
 @functools.cache
@@ -50,15 +48,23 @@ class FedMBODirectOnly(FedMBO):
 
     name = "fedmbo_direct_only"
 
-    def step(self, ctx, state, k: int):
-        hp, x = self.hp, state["x"]
-        beta = as_schedule("inner_step", hp["inner_step"])
-        y = minibatch_sgd(ctx, x, state["y"], hp["inner_steps"], lambda t: beta(k),
-                          hp["sampled_clients"], hp["samples"], hp["replace"])
-        C0 = ctx.oracle.sample_clients(ctx.replicates, hp["sampled_clients"], hp["replace"])
-        d = ctx.oracle.grad_x_f(C0, x[:, None, :], y[:, None, :])
-        alpha = as_schedule("outer_step", hp["outer_step"])(k)
-        return dict(x=x - alpha * mean_over_clients(d), y=y)
+    def hypergradients(self, ctx, x, y):
+        C0 = ctx.oracle.sample_clients(ctx.replicates, self.hp["sampled_clients"],
+                                       self.hp["replace"])
+        return ctx.oracle.grad_x_f(C0, x[:, None, :], y[:, None, :])
+
+
+class FedMBOFixedTruncation(FedMBO):
+    """FedMBO with PHE's random truncation replaced by the deterministic one (every chain runs
+    all ``N − 1`` Neumann steps with weights ``1/ℓ``, :func:`~.common.phe_fixed`): the same
+    conditional mean, without the ``N/ℓ`` weight of the short chains; a repair of the
+    ``N``-sweep's finding."""
+
+    name = "fedmbo_fixed_truncation"
+
+    def hypergradients(self, ctx, x, y):
+        return phe_fixed(ctx, x, y, self.hp["neumann_steps"], self.hp["sampled_clients"],
+                         self.hp["neumann_scale"])
 
 
 def direct_only_floor(problem) -> float:
@@ -79,7 +85,8 @@ def direct_only_floor(problem) -> float:
 
 def fedmbo_stationarity(n: int, K: int, replicates: int, seed: int, backend: str, *,
                         step_at: tuple[int, int] | None = None, used_clients: int | None = None,
-                        indirect: bool = True, clients: int | None = None) -> dict:
+                        indirect: bool = True, clients: int | None = None,
+                        neumann_steps: int | None = None, fixed: bool = False) -> dict:
     """``(1/K) Σ_{k<K} ‖∇Φ(x^k)‖²`` of FedMBO runs at Theorem 1's schedule.
 
     ``clients``: the runs' instance has that many clients, copies of the Theorem-1 instance's
@@ -88,14 +95,17 @@ def fedmbo_stationarity(n: int, K: int, replicates: int, seed: int, backend: str
     ``(n', K')`` instead of ``(n, K)`` (a schedule not scaled with ``n`` or ``K``);
     ``used_clients`` runs the inner loop and PHE with that many clients while the steps stay
     those of ``n`` (the clients' estimates not averaged); ``indirect=False`` drops PHE's
-    indirect term (:class:`FedMBODirectOnly`)."""
+    indirect term (:class:`FedMBODirectOnly`); ``fixed=True`` truncates PHE deterministically
+    (:class:`FedMBOFixedTruncation`).  ``neumann_steps``: ``N`` (default the proof's, with
+    ``b² ≤ 10⁻³/√(nK)``)."""
     c = thm1_constants()
     n, K = int(n), int(K)
     alpha, beta = thm1_steps(*(step_at or (n, K)))
-    cls = FedMBO if indirect else FedMBODirectOnly
+    cls = FedMBOFixedTruncation if fixed else FedMBO if indirect else FedMBODirectOnly
     prob = thm1_problem() if clients is None else ratio_problem(int(clients))
     trace = run_algorithm(cls(prob, inner_steps=c["T"], samples=c["S"],
-                              sampled_clients=int(used_clients or n), neumann_steps=c["N"],
+                              sampled_clients=int(used_clients or n),
+                              neumann_steps=int(neumann_steps or c["N"]),
                               outer_step=alpha, inner_step=beta, replace=clients is None,
                               x0=c["x0"], y0=c["y0"]), K, replicates, seed, backend)
     return {"value": trace.stationarity[:, :K].mean(axis=1), "diverged": trace.diverged,
@@ -155,6 +165,16 @@ def stationarity_vs_K(K, replicates, seed, backend="numpy", *, step_K=None, indi
     return fedmbo_stationarity(STAT_K_N, int(K), replicates, seed, backend,
                                step_at=None if step_K is None else (STAT_K_N, int(step_K)),
                                indirect=indirect)
+
+
+STAT_NN = (8, 200)  # (n, K) of the N-sweep: the K-sweep's n and first K
+
+
+def stationarity_vs_N(N, replicates, seed, backend="numpy", *, fixed=False):
+    """``(1/K) Σ_{k<K} ‖∇Φ(x^k)‖²`` at Thm 1's steps for ``(n, K) = (8, 200)`` with PHE's
+    truncation ``N`` (mutant ``fixed``: the deterministic truncation)."""
+    return fedmbo_stationarity(*STAT_NN, replicates, seed, backend, neumann_steps=int(N),
+                               fixed=fixed)
 
 
 def stationarity_at_speedup(n, replicates, seed, backend="numpy", *, used_clients=None):
@@ -258,6 +278,30 @@ def _indirect_dropped() -> Mutant:
                   kind="indirect_term")
 
 
+def _thm1_in_N() -> rates.Bound:
+    """Thm 1 at the instance's ``κ_g`` (a number, so that ``((κ_g − 1)/κ_g)^{2N}`` is a decay
+    the exponent rules can read): its leading exponent in ``N`` is 0."""
+    kg = sp.Float(thm1_problem().constants["kappa_g"], 4)
+    return rates.BOUNDS["fedmbo.thm1"].derive(
+        "fedmbo.thm1_at_instance_kappa", {"kappa_g": kg},
+        f"κ_g = {kg} (the Theorem-1 instance): b² = κ_g²ℓ_{{f,1}}²((κ_g − 1)/κ_g)^{{2N}} decays "
+        "in N, the other terms do not depend on it (their α̂ come from Prop. 2's N-free "
+        "D̃_f², σ̃_f²)")
+
+
+_N_WHY = (
+    "A consequence of fedmbo.phe_second_moment_prop2_explicit at the theorem's level, not a "
+    "separate finding. Thm 1's right-hand side depends on N only through b² = κ_g²ℓ_{f,1}²((κ_g "
+    "− 1)/κ_g)^{2N}, which falls; its steps α̂₁, α̂₂, α̂₃ come from Prop. 2's D̃_f² and σ̃_f², "
+    "which carry no N. But PHE weights a chain of random length N_i by N/ℓ, so E‖H_i‖² grows "
+    "linearly in N (Prop. 2's bound fails from N = 50 on its own instance), and the descent "
+    "step (Lemma 4) charges α²L_fE‖H̄‖²: at Thm 1's N-free α the average stationarity "
+    "acquires a term ∝ αN/n. The measured average grows about linearly in N at every K, n "
+    "of the theorem's schedule, while the bound does not grow. With the deterministic "
+    "truncation (mutant fixed_truncation: the same conditional mean, weights 1/ℓ) the "
+    "average is flat in N and the statement holds.")
+
+
 def _claims() -> list:
     thm_n = rates.law_for(THM1_N, "exponent_at_order", "K", second="n")
     thm_K = rates.law_for(THM1_N, "exponent", "K")
@@ -299,6 +343,29 @@ def _claims() -> list:
             conditions=_thm1_conditions(lambda K: (STAT_K_N, int(K))),
             schedule=_thm1_schedule(f"n = {STAT_K_N} fixed, K swept; α depends on K"),
             touches=_TOUCH_THM1),
+        P.claim(
+            "stationarity_vs_N", role="finding", source=P.cite("Thm 1 (b² and Prop. 2's "
+                                                               "N-free constants)"),
+            statement=thm1_stmt + r",\ b = \kappa_g\ell_{f,1}(1 - 1/\kappa_g)^N",
+            kind="at_most", variable="N", quantity=stat_q, measure=stationarity_vs_N,
+            grid=per_budget([8, 16, 32, 64, 128], [8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256],
+                            [8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256]),
+            replicates=per_budget(64, 128, 256),
+            law=law(rates.law_for(_thm1_in_N(), "exponent", "N")), tolerance=0.1,
+            expected="violated", reason=_N_WHY,
+            mutants=(Mutant("fixed_truncation", "PHE's random truncation replaced by the "
+                            "deterministic one (every chain runs all N − 1 steps, weights "
+                            "1/ℓ): the same conditional mean without the N/ℓ weight, whose "
+                            "variance stays bounded in N: the average is flat in N",
+                            {"fixed": True}, kind="repair"),),
+            conditions=(*_thm1_conditions(lambda N: STAT_NN)[:3],
+                        Condition("N = Ω(κ_g log K) (Cor 1; Thm 1 holds for every N): N at "
+                                  "least the proof's, b² ≤ 10⁻³/√(nK) (FEDMBO-R9)",
+                                  lambda N: int(N), thm1_constants()["N"], relation=">=")),
+            schedule=_thm1_schedule(f"n = {STAT_NN[0]}, K = {STAT_NN[1]} fixed (α the same at "
+                                    "every N), PHE's truncation N swept from the proof's N "
+                                    "up; sampling with replacement"),
+            touches=(*_TOUCH_THM1, "FEDMBO-R2", "FEDMBO-R3")),
         P.claim(
             "linear_speedup", role="confirmation",
             source=P.cite("Cor. 1 (K = O(κ_g⁵ε⁻²/n))"),

@@ -58,7 +58,7 @@ from bilevel_theory.gao import (
     truncation_bias_bound,
 )
 
-from ...claim import Condition, Law, Mutant
+from ...claim import Condition, Mutant
 from ...kit import PaperClaims, law, lower_level_conditions, per_budget, per_replicate
 from .common import HETEROGENEITY, heterogeneous, shared_hessians
 
@@ -212,20 +212,16 @@ def gradient_bound(problem) -> float:
 
 
 def limit_bound(problem, hp: dict) -> float:
-    """``B_∞``: Thm 1's right-hand side as ``T → ∞`` with ``σ = 0`` and the start at
-    ``x*``, ``y*(x*)``: ``4Δ_Q²`` and the four ``p``-terms, with ``δ²`` = :func:`delta2_bound`
-    and ``G`` = :func:`gradient_bound`."""
+    """``B_∞``: Thm 1's right-hand side as ``T → ∞`` (the registered ``gao.thm1_limit``, sympy's
+    limit of ``gao.thm1``) with ``σ = 0`` and the start at ``x*``, ``y*(x*)``: ``4Δ_Q²`` and the
+    four ``p``-terms, with ``δ²`` = :func:`delta2_bound` and ``G`` = :func:`gradient_bound`."""
     g = gao_constants(problem)
-    L1, mu, Lh, Lt, G = g["L1"], g["mu"], g["L_hat"], g["L_tilde"], gradient_bound(problem)
-    a, b, p, eta = hp["alpha"], hp["beta"], hp["period"], hp["eta"]
-    R = hp["rho1"] ** 2 + hp["rho2"] ** 2
-    d2 = delta2_bound(problem)
-    c4 = 2 * Lh ** 2 + 500 * L1 ** 2 * Lt ** 2 / (3 * mu ** 2)
-    c2 = 4 * Lh ** 2 / a ** 2 + 500 * L1 ** 2 * Lt ** 2 / (3 * b ** 2 * mu ** 2)
-    dq = truncation_bias_bound(problem, hp["theta"], hp["neumann_steps"])
-    return (4 * dq ** 2
-            + 24 * eta ** 4 * p ** 4 * R * c4 * (a ** 2 * (2 * G ** 2 + 3 * d2) + b ** 2 * 3 * d2)
-            + 24 * eta ** 2 * p ** 2 * R * c2 * (a ** 2 * (2 * G ** 2 + 3 * d2) + b ** 2 * 3 * d2))
+    return rates.BOUNDS["gao.thm1_limit"].at(
+        sigma=0.0, alpha=hp["alpha"], beta=hp["beta"], eta=hp["eta"], p=hp["period"],
+        rho_1=hp["rho1"], rho_2=hp["rho2"], L_hat=g["L_hat"], L_tilde=g["L_tilde"],
+        L_1=g["L1"], mu=g["mu"], G=gradient_bound(problem),
+        delta=math.sqrt(delta2_bound(problem)), K=problem.clients,
+        Delta_Q=truncation_bias_bound(problem, hp["theta"], hp["neumann_steps"]))
 
 
 def _point(variable: str, value, mutant=None):
@@ -324,34 +320,6 @@ _REPAIR = Mutant("shared_hessians", "every device's ∇²_yy g^{(k)}, ∇²_xy g
                  "device average of eq. (3.1) is ∇Φ up to the truncation, the limit is "
                  "x* up to the local drift, and the bound holds at every point",
                  {"mutant": "shared_hessians"}, kind="repair")
-
-
-def _m_claim(name: str, variable: str, symbol: str, grid, scale: str, what: str):
-    return P_.claim(
-        name, role="finding",
-        source=P_.cite("Thm 1 (the bound for every T, inside its step conditions; "
-                       "heterogeneous devices under A4)"),
-        statement=_STATEMENT, kind="bounded_by", variable=symbol,
-        quantity=r"\lim_T \frac{1}{T}\sum_{t<T} A_t",
-        measure=(localbsgm_limit if variable == "eta"
-                 else functools.partial(localbsgm_limit, variable=variable)),
-        scale=scale, grid=grid, replicates=per_budget(2, 2, 2),
-        law=Law(1.0, r"\lim_T A_T \leq \lim_T B(T)", "Thm 1 as T → ∞ (σ = 0, start at x*)"),
-        tolerance=0.0, expected="violated", reason=_REASON,
-        schedule=f"{_SCHEDULE}; {what}", mutants=(_REPAIR,), conditions=_conditions(variable),
-        touches=("GAO-R1", "GAO-R3", "GAO-R7", "GAO-R8"))
-
-
-CLAIMS = [
-    _m_claim("localbsgm_heterogeneous_limit", "eta", r"\eta", ETAS, "loglog",
-             f"h = 1, Q = {NEUMANN}, η swept"),
-    _m_claim("localbsgm_limit_vs_Q", "Q", "Q", QS, "semilog",
-             f"h = 1, η = {ETA_FIXED:g} (the η-sweep's smallest point), Q swept"),
-    _m_claim("localbsgm_limit_vs_heterogeneity", "h", "h", HS, "loglog",
-             f"Q = {NEUMANN}, η = {ETA_FIXED:g}, the devices' heterogeneity h swept (the same "
-             "draws, the deviations scaled): the left-hand limit grows about as h⁴, the "
-             "right-hand one only through δ²'s p²η² factor"),
-]
 
 
 # ================================================================ Thm 2 (LocalBSGVRM), T → ∞
@@ -488,26 +456,49 @@ _VR_REPAIR = Mutant("shared_hessians", "every device's ∇²_yy g^{(k)}, ∇²_x
                     "every point", {"mutant": "shared_hessians"}, kind="repair")
 
 
-def _vr_claim(name: str, variable: str, symbol: str, grid, what: str):
+# ================================================================ the claims
+#: What differs between the two theorems' claims (statement, reason, schedule, repair, measure,
+#: registered limit bound, conditions); the sweeps are shared.
+_THEOREMS = {
+    1: dict(source="Thm 1 (the bound for every T, inside its step conditions; heterogeneous "
+                   "devices under A4)",
+            statement=_STATEMENT, quantity=r"\lim_T \frac{1}{T}\sum_{t<T} A_t", reason=_REASON,
+            schedule=_SCHEDULE, repair=_REPAIR, measure=localbsgm_limit,
+            bound="gao.thm1_limit", conditions=_conditions),
+    2: dict(source="Thm 2, eq. (3.9) (the bound for every T, inside its step conditions; "
+                   "heterogeneous devices under A4)",
+            statement=_VR_STATEMENT, quantity=r"\lim_T \frac{1}{T}\sum_{t\leq T} A_t",
+            reason=_VR_REASON, schedule=_VR_SCHEDULE, repair=_VR_REPAIR,
+            measure=localbsgvrm_limit, bound="gao.thm2_limit", conditions=_vr_conditions),
+}
+
+
+def _limit_claim(name: str, theorem: int, variable: str, symbol: str, grid, what: str):
+    """A ``bounded_by`` finding on Thm ``theorem``'s T → ∞ limits, swept in ``variable``."""
+    t = _THEOREMS[theorem]
     return P_.claim(
-        name, role="finding",
-        source=P_.cite("Thm 2, eq. (3.9) (the bound for every T, inside its step conditions; "
-                       "heterogeneous devices under A4)"),
-        statement=_VR_STATEMENT, kind="bounded_by", variable=symbol,
-        quantity=r"\lim_T \frac{1}{T}\sum_{t\leq T} A_t",
-        measure=functools.partial(localbsgvrm_limit, variable=variable),
+        name, role="finding", source=P_.cite(t["source"]), statement=t["statement"],
+        kind="bounded_by", variable=symbol, quantity=t["quantity"],
+        measure=functools.partial(t["measure"], variable=variable),
         scale="semilog" if variable == "Q" else "loglog", grid=grid,
-        replicates=per_budget(2, 2, 2), law=law(rates.law_for("gao.thm2_limit", "bound")),
-        tolerance=0.0, expected="violated", reason=_VR_REASON,
-        schedule=_VR_SCHEDULE + "; " + what, mutants=(_VR_REPAIR,),
-        conditions=_vr_conditions(variable),
-        touches=("GAO-R1", "GAO-R3", "GAO-R7", "GAO-R8"))
+        replicates=per_budget(2, 2, 2), law=law(rates.law_for(t["bound"], "bound")),
+        tolerance=0.0, expected="violated", reason=t["reason"],
+        schedule=f"{t['schedule']}; {what}", mutants=(t["repair"],),
+        conditions=t["conditions"](variable), touches=("GAO-R1", "GAO-R3", "GAO-R7", "GAO-R8"))
 
 
-CLAIMS += [
-    _vr_claim("localbsgvrm_limit_vs_Q", "Q", "Q", QS,
-              "h = 1, Q swept (4Δ_Q² from above the limit to far below it)"),
-    _vr_claim("localbsgvrm_limit_vs_heterogeneity", "h", "h", HS,
-              f"Q = {NEUMANN}, the devices' heterogeneity h swept (the same draws, the "
-              "deviations scaled)"),
+CLAIMS = [
+    _limit_claim("localbsgm_heterogeneous_limit", 1, "eta", r"\eta", ETAS,
+                 f"h = 1, Q = {NEUMANN}, η swept"),
+    _limit_claim("localbsgm_limit_vs_Q", 1, "Q", "Q", QS,
+                 f"h = 1, η = {ETA_FIXED:g} (the η-sweep's smallest point), Q swept"),
+    _limit_claim("localbsgm_limit_vs_heterogeneity", 1, "h", "h", HS,
+                 f"Q = {NEUMANN}, η = {ETA_FIXED:g}, the devices' heterogeneity h swept (the same "
+                 "draws, the deviations scaled): the left-hand limit grows about as h⁴, the "
+                 "right-hand one only through δ²'s p²η² factor"),
+    _limit_claim("localbsgvrm_limit_vs_Q", 2, "Q", "Q", QS,
+                 "h = 1, Q swept (4Δ_Q² from above the limit to far below it)"),
+    _limit_claim("localbsgvrm_limit_vs_heterogeneity", 2, "h", "h", HS,
+                 f"Q = {NEUMANN}, the devices' heterogeneity h swept (the same draws, the "
+                 "deviations scaled)"),
 ]
