@@ -321,17 +321,16 @@ def theorem1_limits(problem, alpha: float, beta: float, period: int, rho2: float
     return dict(rho1_max=rho1_max, rho2_max=rho2_max, eta_max=eta_max)
 
 
-def theorem2_limits(problem, period: int) -> dict:
+def theorem2_limits(problem) -> dict:
     """Thm. 2's upper limits on ``ρ₂``, ``ρ₁`` (given ``ρ₂`` at its limit) and the period ``p``
     (given both), with ``L̂ = L̃ = L₁`` (:func:`gao_constants`): ``ρ₂ ≤ min{μ/19720, 1/(6L₁),
-    1}``, ``ρ₁ ≤ min{ρ₂/(20κ²), μ/(1540L̂), 1}``, ``p ≤ 1/√(288(2 + 4L̂²/K)(ρ₁² + ρ₂²))``;
-    ``period`` is checked against the last (``period_ok``)."""
+    1}``, ``ρ₁ ≤ min{ρ₂/(20κ²), μ/(1540L̂), 1}``, ``p ≤ 1/√(288(2 + 4L̂²/K)(ρ₁² + ρ₂²))``."""
     g = gao_constants(problem)
     rho2 = min(g["mu"] / 19720, 1 / (6 * g["L1"]), 1.0)
     rho1 = min(rho2 / (20 * g["kappa"] ** 2), g["mu"] / (1540 * g["L_hat"]), 1.0)
     p_max = 1 / math.sqrt(288 * (2 + 4 * g["L_hat"] ** 2 / problem.clients)
                           * (rho1 ** 2 + rho2 ** 2))
-    return dict(rho1_max=rho1, rho2_max=rho2, period_max=p_max, period_ok=period <= p_max)
+    return dict(rho1_max=rho1, rho2_max=rho2, period_max=p_max)
 
 
 # ---------------------------------------------------------------------------------- estimators

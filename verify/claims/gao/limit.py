@@ -224,18 +224,26 @@ def limit_bound(problem, hp: dict) -> float:
         Delta_Q=truncation_bias_bound(problem, hp["theta"], hp["neumann_steps"]))
 
 
-def _point(variable: str, value, mutant=None):
-    """``(problem, hyperparameters)`` at sweep value ``value`` of ``variable``: ``"eta"`` (Q =
-    80, h = 1), ``"Q"`` or ``"h"`` (the other two fixed, η = :data:`ETA_FIXED`); ``mutant``:
-    ``None`` or ``"shared_hessians"``."""
-    if variable not in ("eta", "Q", "h"):
-        raise ValueError(f"`variable` must be 'eta', 'Q' or 'h', got {variable!r}")
+def _sweep_instance(variable: str, value, mutant, variables: tuple[str, ...]):
+    """``(problem, Q)`` at sweep value ``value`` of ``variable`` (one of ``variables``): the
+    heterogeneity ``h`` (else 1) picks :func:`heterogeneous` (``mutant="shared_hessians"``:
+    :func:`shared_hessians`), the truncation ``Q`` is the value where ``variable == "Q"``
+    (else :data:`NEUMANN`).  Both theorems' sweeps start here."""
+    if variable not in variables:
+        raise ValueError(f"`variable` must be one of {list(variables)}, got {variable!r}")
     if mutant not in (None, "shared_hessians"):
         raise ValueError(f"`mutant` must be None or 'shared_hessians', got {mutant!r}")
     h = float(value) if variable == "h" else HETEROGENEITY
     P = (shared_hessians if mutant == "shared_hessians" else heterogeneous)(heterogeneity=h)
-    return P, hyperparameters(P, float(value) if variable == "eta" else ETA_FIXED,
-                              int(value) if variable == "Q" else NEUMANN)
+    return P, int(value) if variable == "Q" else NEUMANN
+
+
+def _point(variable: str, value, mutant=None):
+    """``(problem, hyperparameters)`` of Thm 1 at sweep value ``value`` of ``variable``:
+    ``"eta"`` (Q = 80, h = 1), ``"Q"`` or ``"h"`` (the other two fixed, η =
+    :data:`ETA_FIXED`; :func:`_sweep_instance`)."""
+    P, Q = _sweep_instance(variable, value, mutant, ("eta", "Q", "h"))
+    return P, hyperparameters(P, float(value) if variable == "eta" else ETA_FIXED, Q)
 
 
 def localbsgm_limit(value, replicates, seed, backend="numpy", *, variable="eta", mutant=None):
@@ -327,15 +335,10 @@ VR_PERIOD = 2            # p = S = 2, far below Thm 2's cap at its own ρ (GAO-R
 
 
 def _vr_point(variable: str, value, mutant=None):
-    """``(problem, θ, Q)`` at sweep value ``value`` of ``variable`` (``"Q"`` or ``"h"``;
-    ``mutant``: ``None`` or ``"shared_hessians"``)."""
-    if variable not in ("Q", "h"):
-        raise ValueError(f"`variable` must be 'Q' or 'h', got {variable!r}")
-    if mutant not in (None, "shared_hessians"):
-        raise ValueError(f"`mutant` must be None or 'shared_hessians', got {mutant!r}")
-    h = float(value) if variable == "h" else HETEROGENEITY
-    P = (shared_hessians if mutant == "shared_hessians" else heterogeneous)(heterogeneity=h)
-    return P, THETA_L1 / gao_constants(P)["L1"], int(value) if variable == "Q" else NEUMANN
+    """``(problem, θ, Q)`` of Thm 2 at sweep value ``value`` of ``variable`` (``"Q"`` or
+    ``"h"``; :func:`_sweep_instance`), ``θ = 0.8/L₁``."""
+    P, Q = _sweep_instance(variable, value, mutant, ("Q", "h"))
+    return P, THETA_L1 / gao_constants(P)["L1"], Q
 
 
 def vr_rhos(problem) -> tuple[float, float]:
@@ -348,7 +351,7 @@ def vr_rhos(problem) -> tuple[float, float]:
 
 def limit_ode_rate(problem, theta: float, neumann_steps: int) -> float:
     """The smallest real part of the eigenvalues of the matrix ``M`` of Thm 2's limit ODE
-    ``ż = −(Mz + c)``, ``z = (x, y)``, at Thm 2's ``ρ₁, ρ₂`` (:func:`theorem2_limits`): positive
+    ``ż = −(Mz + c)``, ``z = (x, y)``, at Thm 2's ``ρ₁, ρ₂`` (:func:`vr_rhos`): positive
     when ``(x̃, y*(x̃))`` attracts every trajectory (module docstring)."""
     h = problem.host
     dx, K, n = h.dim_x, h.clients, h.dim_x + h.dim_y
@@ -394,7 +397,7 @@ def _vr_conditions(variable: str) -> tuple[Condition, ...]:
         return _vr_point(variable, x)
 
     def lim(x):
-        return theorem2_limits(at(x)[0], VR_PERIOD)
+        return theorem2_limits(at(x)[0])
 
     def reach(x):  # x*, y*(x*) and the limit x̃, y*(x̃) inside the domain of A1–A4
         P, theta, Q = at(x)
