@@ -170,26 +170,61 @@ def check_dpi(dpi: Any) -> float:
     return value
 
 
+#: white margin around a saved figure's tight box
+PAD_INCHES = 0.06
+
+
 def save(fig, path: Path, formats: Sequence[str] = ("png",), dpi: float = DPI) -> Path:
     """Write ``fig`` to ``path`` (a ``.png``) and, beside it, every other format in ``formats``
     (``pdf``, ``svg``: vector). Nothing is clipped: the layout is computed once (constrained
     layout), frozen, and every file is cut to the tight bounding box of everything drawn
-    (legends and titles outside the axes included). Returns the PNG's path."""
+    (legends and titles outside the axes included). Returns the PNG's path.
+
+    Layout, bounding box and PNG share one renderer, so each label's mathtext is parsed once
+    (parsing is most of a figure's cost); the PNG is the drawn canvas cut to the box (a
+    ``savefig`` redraws at a new size only when the box leaves the canvas)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415
 
     path = Path(path).with_suffix(".png")
     path.parent.mkdir(parents=True, exist_ok=True)
-    if not hasattr(fig.canvas, "get_renderer"):
+    if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
     fig.set_dpi(dpi)
-    fig.draw_without_rendering()  # runs the constrained layout once
-    fig.set_layout_engine("none")  # frozen: the saves below do not redo it
     renderer = fig.canvas.get_renderer()
-    bbox = fig.get_tightbbox(renderer).padded(0.06)
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)  # the constrained layout, once, on this renderer
+    fig.set_layout_engine("none")  # frozen: the draws below do not redo it
+    fig.canvas.draw()
+    tight = fig.get_tightbbox(renderer)
+    bbox = tight.padded(PAD_INCHES)
     with _quiet_fonttools():
         for fmt in parse_formats(formats):
-            _save_one(fig, path, fmt, bbox, dpi)
+            if fmt != "png" or not _write_cropped_png(fig, path, tight, dpi):
+                _save_one(fig, path, fmt, bbox, dpi)
     return path
+
+
+def _write_cropped_png(fig, path: Path, tight, dpi: float) -> bool:
+    """The drawn canvas cut to ``tight`` (the figure's tight box, inches) padded by
+    :data:`PAD_INCHES` on white, as ``path``; ``False`` (nothing written) when something drawn
+    lies off the canvas."""
+    from PIL import Image  # noqa: PLC0415
+
+    rgba = np.asarray(fig.canvas.buffer_rgba())
+    height, width = rgba.shape[:2]
+    x0, y0, x1, y1 = (np.asarray(tight.extents) * fig.dpi).tolist()
+    left, right = math.floor(x0), math.ceil(x1)
+    top, bottom = height - math.ceil(y1), height - math.floor(y0)
+    if left < 0 or top < 0 or right > width or bottom > height:
+        return False
+    cut = rgba[top:bottom, left:right].astype(np.float32)
+    alpha = cut[..., 3:] / 255.0
+    rgb = np.rint(cut[..., :3] * alpha + 255.0 * (1.0 - alpha)).astype(np.uint8)
+    pad = round(PAD_INCHES * fig.dpi)
+    rgb = np.pad(rgb, ((pad, pad), (pad, pad), (0, 0)), constant_values=255)
+    Image.fromarray(rgb).save(path, format="png", dpi=(dpi, dpi), compress_level=6)
+    return True
 
 
 @contextlib.contextmanager
@@ -286,6 +321,9 @@ def mathtext_source(latex: str) -> str:
     return "".join(parts)
 
 
+#: resolution of the equations' PNGs (HTML report)
+EQUATION_DPI = 120
+
 #: equations typeset elsewhere (report worker processes): ``(latex, fontsize) -> PNG``
 PRERENDERED: dict[tuple[str, float], bytes | None] = {}
 
@@ -300,22 +338,30 @@ def latex_png(latex: str, fontsize: float = 13.0) -> bytes | None:
 
 @functools.lru_cache(maxsize=512)
 def _latex_png(latex: str, fontsize: float = 13.0) -> bytes | None:
-    """``latex`` (no ``$``) rendered as a mathtext PNG, or ``None`` when mathtext cannot."""
+    """``latex`` (no ``$``) rendered as a mathtext PNG, or ``None`` when mathtext cannot.
+
+    One parse straight to pixels (the Agg mathtext raster, black on white, 0.1 in of margin
+    as ``math_to_image``'s tight box): parsing is most of an equation's cost, and
+    ``math_to_image`` parses twice, ``mathtext_ok`` once more."""
     from matplotlib.font_manager import FontProperties  # noqa: PLC0415
-    from matplotlib.mathtext import math_to_image  # noqa: PLC0415
+    from matplotlib.mathtext import MathTextParser  # noqa: PLC0415
+    from PIL import Image  # noqa: PLC0415
 
     if not latex or not latex.strip() or looks_like_prose(latex):
         return None
     body = latex.strip().strip("$")
     body = mathtext_source(" ".join(body.split()))  # mathtext is single-line
-    text = f"${body}$"
-    if not mathtext_ok(text):
+    if not body.strip():
         return None
-    buf = io.BytesIO()
     try:
-        math_to_image(text, buf, prop=FontProperties(size=fontsize), dpi=120, format="png")
-    except Exception:  # noqa: BLE001
+        raster = MathTextParser("agg").parse(f"${body}$", dpi=EQUATION_DPI,
+                                             prop=FontProperties(size=fontsize))
+    except Exception:  # noqa: BLE001 — any parse failure means "render as plain text"
         return None
+    ink = np.asarray(raster.image, dtype=np.uint8)
+    pixels = np.pad(255 - ink, round(0.1 * EQUATION_DPI), constant_values=255)
+    buf = io.BytesIO()
+    Image.fromarray(pixels).save(buf, format="png", compress_level=6)
     return buf.getvalue()
 
 

@@ -87,6 +87,7 @@ def test_predictions_are_derived_from_rates():
         math.log(1 - 1 / estimator._ihgp_problem()[0].constants["kappa_g"]))
     assert BY_ID["fednest.variance_floor"].law.value == -1.0
     assert BY_ID["fednest.variance_floor_vs_step"].law.value == 0.0
+    assert BY_ID["fednest.variance_floor_vs_N"].law.value == 0.0  # b² is Thm 3.1's only N-term
     assert BY_ID["lfednest.bias_under_heterogeneity"].law.value == 4.0
     assert BY_ID["fednest.fedinn_vs_fedavg"].law.value == 0.0
     # the Cor. 3.1 window starts at the crossover κ_g³
@@ -149,6 +150,15 @@ def test_variance_floor_schedule_is_the_constant_branch():
     kg = prob.constants["kappa_g"]
     n_rates = sp.ceiling(math.log(1600) / (2 * math.log(kg / (kg - 1))))
     assert a[1600]["neumann_steps"] >= int(n_rates)  # b² ≤ κ_g²ℓ_{f,1}²/K as in the bound
+
+
+def test_variance_floor_vs_N_starts_at_cor31_N():
+    """The N-sweep starts at Cor 3.1's ⌈κ_g log K⌉ and keeps the K-sweep's step at every N."""
+    claim, prob = BY_ID["fednest.variance_floor_vs_N"], truncation_floor._vf_problem()
+    K = truncation_floor.VN_K
+    for budget in ("smoke", "standard", "full"):
+        assert claim.grid[budget][0] == math.ceil(prob.constants["kappa_g"] * math.log(K))
+    assert all(c["holds"] for c in claim.check_conditions("full"))
 
 
 def test_lfednest_bias_vanishes_without_heterogeneity():

@@ -354,3 +354,34 @@ def test_mathtext_source_does_not_wrap_text_twice():
     out = mathtext_source(r"rounds + \text{ to reach } \epsilon \le 1")
     assert out == r"\text{rounds} + \text{ to reach } \epsilon \leq 1"
     assert len(re.findall(r"\\text\{", out)) == 2
+
+
+def _png_size(path):
+    from PIL import Image
+
+    with Image.open(path) as im:
+        return im.size, im.mode
+
+
+def test_saved_png_is_the_tight_box_and_nothing_is_clipped(tmp_path):
+    """The PNG is the drawn canvas cut to the tight box plus the margin; an artist drawn off
+    the canvas (here a text at x = 1.3) widens the file instead of being cut."""
+    from matplotlib.figure import Figure
+
+    def fig_with(text_x):
+        fig = Figure(figsize=(4, 3), layout="constrained")
+        ax = fig.add_subplot()
+        ax.plot([1, 2], [1, 4])
+        ax.set_ylabel(r"$\|\nabla\Phi(x_k)\|^2$")
+        if text_x is not None:
+            fig.text(text_x, 0.5, "far right")
+        return fig
+
+    dpi = 100
+    inside = figures.save(fig_with(None), tmp_path / "inside.png", dpi=dpi)
+    (w, h), mode = _png_size(inside)
+    pad = round(figures.PAD_INCHES * dpi)
+    assert mode == "RGB" and w <= 4 * dpi + 2 * pad + 1 and h <= 3 * dpi + 2 * pad + 1
+    outside = figures.save(fig_with(1.3), tmp_path / "outside.png", dpi=dpi)
+    (w2, _), _ = _png_size(outside)
+    assert w2 > 4 * dpi * 1.25  # the text beyond the canvas is in the file

@@ -39,6 +39,8 @@ Claims (``id``: kind, variable, role):
 * ``lfednest.bias_under_heterogeneity``: matches ``h⁴`` (confirmation of an [INFERRED] law).
 * ``fednest.variance_floor``: at_most ``−1`` in ``K`` (finding): Thm 3.1 read with ``σ = 0`` at
   a constant step; the random truncation ``N'`` leaves a floor ``∝ αN``.
+* ``fednest.variance_floor_vs_N``: at_most ``0`` in ``N`` at ``K = 400`` (finding): the same
+  floor grows about linearly in FedIHGP's ``N``, while Thm 3.1's only ``N``-term ``b²`` falls.
 * ``fednest.variance_floor_vs_step``: at_most ``0`` in ``ᾱ`` on Thm 3.1's ``ᾱ/√K`` branch at
   ``σ = 0`` (control: the mechanism of ``fednest.variance_floor``; one K cannot refute an
   O(·) in K): the floor grows ``∝ α``.
@@ -98,6 +100,7 @@ from .truncation_floor import (
     ell_sym,
     rho_sym,
     variance_floor,
+    variance_floor_vs_N,
     variance_floor_vs_step,
 )
 
@@ -120,5 +123,5 @@ __all__ = [
     "deviation_closed_form", "ell_sym", "fedinn_vs_fedavg", "fednest_rounds", "ihgp_bias",
     "ihgp_deviation", "indirect_bias", "lfednest_bias", "lfednest_mean_tail", "lfednest_rounds",
     "released_bias", "released_closed_form", "rho_sym", "scalar_problem", "variance_floor",
-    "variance_floor_vs_step", "with_extra_aggregation",
+    "variance_floor_vs_N", "variance_floor_vs_step", "with_extra_aggregation",
 ]
