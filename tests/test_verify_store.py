@@ -106,6 +106,21 @@ def test_incomplete_point_is_not_completed_and_duplicates_resolve(tmp_path):
     assert len(store.rows("c.x")) == 3
 
 
+def test_rows_of_one_claim_follow_the_file_across_appends(tmp_path):
+    """``rows(claim)`` (read through the per-claim index) is the claim's part of ``rows()``, in
+    file order, and sees rows appended after the index was built, by this store or another."""
+    store, other = ResultsStore(tmp_path), ResultsStore(tmp_path)
+    store.append_point(rows_for(0, claim="c.a"))
+    store.append_point(rows_for(0, claim="c.b"))
+    assert store.rows("c.a") == [r for r in store.rows() if r["claim"] == "c.a"]
+    other.append_point(rows_for(1, claim="c.a"))
+    other.append_point(rows_for(0, claim="c.a", cfg="h2"))
+    got = store.rows("c.a")
+    assert got == [r for r in store.rows() if r["claim"] == "c.a"]
+    assert [(r["point"], r["config_hash"]) for r in got[::3]] == [(0, "h"), (1, "h"), (0, "h2")]
+    assert store.rows("c.none") == [] and len(store.rows("c.b")) == 3
+
+
 @pytest.mark.parametrize("damage, what", [
     ("not json{", "line 4 is not valid JSON"),
     ("", "line 4 is empty"),

@@ -450,6 +450,7 @@ class ResultsStore:
             raise NotADirectoryError(f"results directory {self.directory} is not a directory")
         self.path = self.directory / FILENAME
         self._cache: tuple[tuple[int, int, int], list[dict]] | None = None
+        self._by_claim: tuple[list[dict], dict[str, list[dict]]] | None = None
         #: ``(line, reason)`` of the lines skipped by the latest read (not store rows)
         self.skipped: list[tuple[int, str]] = []
 
@@ -613,9 +614,7 @@ class ResultsStore:
              backend: str | None = None) -> list[dict]:
         """Stored rows matching every given filter; for a replicate stored twice, the last."""
         out: dict[tuple, dict] = {}
-        for r in self._read():
-            if claim is not None and r["claim"] != claim:
-                continue
+        for r in self._read() if claim is None else self._claim_rows(claim):
             if budget is not None and r["budget"] != budget:
                 continue
             if config_hash is not None and r["config_hash"] != config_hash:
@@ -629,6 +628,17 @@ class ResultsStore:
             out.pop(key, None)  # keep file order of the last occurrence
             out[key] = r
         return list(out.values())
+
+    def _claim_rows(self, claim: str) -> list[dict]:
+        """The stored rows of ``claim`` in file order, from an index of the latest read (built
+        once per read: a summary asks for every claim's rows of a store of ~10⁵ rows)."""
+        rows = self._read()
+        if self._by_claim is None or self._by_claim[0] is not rows:
+            index: dict[str, list[dict]] = {}
+            for r in rows:
+                index.setdefault(r["claim"], []).append(r)
+            self._by_claim = (rows, index)
+        return self._by_claim[1].get(claim, [])
 
     def points(self, claim: str, budget: str, config_hash: str, base_seed: int | None = None,
                backend: str | None = None) -> dict[int, list[dict]]:
