@@ -115,13 +115,18 @@ AVERAGE_STATIONARITY = r"\frac{1}{K}\sum_{k<K}\|\nabla\Phi(x_k)\|^2"
 VN_K = 400  # K of the N-sweep: the constant step's regime (Kα₁μ_Φ ≥ 25 from K = 100 on)
 
 
+def _vn_schedule(N) -> dict:
+    """:func:`_vf_schedule` at ``K = VN_K`` with FedIHGP's truncation ``N`` in place of Cor
+    3.1's (the N-sweep's hyperparameters, the same step at every ``N``)."""
+    return {**_vf_schedule(_vf_problem(), VN_K), "neumann_steps": int(N)}
+
+
 def variance_floor_vs_N(N, replicates, seed, backend="numpy", *, series="random"):
     """``(1/K)Σ_{k<K}‖∇Φ(x_k)‖²`` of FedNest at ``K = 400`` with FedIHGP's truncation ``N``
     swept; everything else as :func:`variance_floor` at that ``K`` (its schedule, exact
     oracles, full participation).  ``series="full"``: the deterministic series (a mutant)."""
-    prob = _vf_problem()
-    hp = {**_vf_schedule(prob, VN_K), "neumann_steps": int(N)}
-    tr = _vf_run(prob, VN_K, replicates, seed, backend, series, **hp)
+    hp = _vn_schedule(N)
+    tr = _vf_run(_vf_problem(), VN_K, replicates, seed, backend, series, **hp)
     out = _average_stationarity(tr)
     out["floor_per_alpha_N"] = out["value"] / (hp["outer_step"] * hp["neumann_steps"])
     return out
@@ -233,9 +238,7 @@ CLAIMS = [
                  "1/ᾱ₁, T = 2, τ = 2, the same at every N); FedIHGP's N swept from Cor. 3.1's "
                  "⌈κ_g log K⌉ = 10 up; exact oracles, full participation (m = 10).  Instance as "
                  "fednest.variance_floor.",
-        conditions=_vf_conditions(
-            lambda N: {**_vf_schedule(_vf_problem(), VN_K), "neumann_steps": int(N)},
-            lambda N: VN_K, lambda N: VF_ALPHA_BAR),
+        conditions=_vf_conditions(_vn_schedule, lambda N: VN_K, lambda N: VF_ALPHA_BAR),
         touches=("FEDNEST-R3", "FEDNEST-R6"),
         mutants=(Mutant("full_series", "the deterministic series (1/ℓ)Σ_{k<N}(I − Ā/ℓ)^k "
                         "∇_y f (Alg. 3's expectation, no random N'): its variance is 0 at every "
