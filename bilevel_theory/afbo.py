@@ -507,6 +507,9 @@ def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: flo
         step = xp.linalg.matrix_power(xp.eye(dy) - hess / scale, S)
         p = xp.where(on[..., None], xp.matmul(p, step), p)
         S = 0
+    if cls is not None and truncation != "fixed" and hess.shape[0] == 1:  # shared operators
+        p = total = _shared_trajectory(avg, hess, p[:, :1], hops, size, scale, truncation)
+        S = 0
     for hop in range(1, S + 1):
         if truncation == "random" and hop > 1:
             on = hops >= hop
@@ -522,6 +525,28 @@ def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: flo
         W = xp.take_along_axis(W, cls[..., None], axis=1)
     ctx.hold(2 * dx, 2 * dy)
     return d - W
+
+
+def _shared_trajectory(avg: _AveragedRounds, hess, start, hops, size, scale: float,
+                       truncation: str):
+    """The exact products' chain classes ``(R, c, d)`` for the ``"random"`` and ``"series"``
+    truncations: every class starts at ``start (R, 1, d)`` and applies the same exact map
+    ``p ↦ p − p Ā/ℓ`` until its last hop ``hops[j]``, so one trajectory serves them all
+    (``S`` hops of ``(R, 1, d)`` instead of ``(R, c, d)``).  ``"random"``: class ``j`` holds
+    the trajectory after ``max(hops[j], 0)`` hops; ``"series"``: the running sum of the
+    trajectory (its classes are ``[idle, S]``).  Each hop's ledger still counts the classes
+    that run, as the pairwise rounds do."""
+    xp = avg.ctx.xp
+    S = int(hops[0, -1])
+    every = xp.ones((1, 1), dtype=bool)
+    points, total = [start], start
+    for counts in avg.ledgers(hops, size, S):
+        q = points[-1]
+        points.append(q - avg.product("hvp", hess, q, every, counts) / scale)
+        total = total + points[-1]
+    if truncation == "series":
+        return xp.concat([start, total], axis=1)  # the idle class keeps its start, unused
+    return xp.concat([points[0]] + points, axis=1)  # class 0 is idle: its start, unused
 
 
 def _client_mean_operators(xp, problem, d_in: int, idx, weights):
@@ -563,6 +588,19 @@ class _AveragedRounds:
                 ctx.scalar(xp.mean(chains * self.share)),
                 ctx.scalar(xp.sum(chains * self.n)) / ctx.replicates)
 
+    def ledgers(self, hops, size, S: int) -> list[tuple[float, float, float]]:
+        """:meth:`ledger` of hops ``1 … S`` at once for classes ending at ``hops (1, c)``
+        (``on = hops ≥ hop``): the same numbers, three transfers instead of ``3S``."""
+        ctx, xp = self.ctx, self.ctx.xp
+        on = hops[None, :, :] >= xp.reshape(xp.arange(1, S + 1), (S, 1, 1))  # (S, 1, c)
+        chains = xp.sum(on * size, axis=2)  # (S, R) running chains
+        host = ctx.oracle.backend.to_numpy
+        rounds = host(xp.mean(xp.astype(chains > 0, xp.float64), axis=1))
+        vectors = host(xp.mean(chains * self.share, axis=1))
+        products = host(xp.sum(chains * self.n, axis=1))
+        return [(float(rounds[h]), float(vectors[h]), float(products[h]) / ctx.replicates)
+                for h in range(S)]
+
     def count(self, kind: str, counts: tuple[float, float, float], times: int = 1) -> None:
         """Count ``times`` rounds of :meth:`ledger` ``counts`` (``kind``: ``"hvp"``/``"jvp"``)."""
         rounds, vectors, products = counts
@@ -578,7 +616,11 @@ class _AveragedRounds:
         xp = self.ctx.xp
         self.count(kind, counts)
         with single_thread_blas:
-            out = p @ op
+            if op.shape[0] == 1:  # one operator for every replicate: a single 2-D product
+                out = xp.reshape(xp.reshape(p, (-1, p.shape[-1])) @ op[0],
+                                 (*p.shape[:-1], op.shape[-1]))
+            else:
+                out = p @ op
         if self.sigma != 0.0:
             d_out = out.shape[-1]
             norm = xp.sqrt(xp.sum(p * p, axis=-1, keepdims=True))
