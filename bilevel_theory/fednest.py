@@ -565,6 +565,12 @@ def bounds() -> list:
         ("FEDNEST-R3: N and T are lower bounds (N ∝ κ_g log K, T ≳ κ_g⁴)",
          "the 1/K term dominates for K < κ_g³ (crossovers)")))
     _add(Bound(
+        "fednest.cor31_bias", THEORY_PAPER, _src("§3, after Cor 3.1"),
+        1 / sp.sqrt(K), r"b^2", "O", {"K": "outer iterations"},
+        ("N ∝ κ_g log K (FEDNEST-R3: N = ⌈κ_g log K⌉)",),
+        ("\"we choose N ∝ κ_g log K to guarantee b² ≲ 1/√K\": b is Lemma 2.2's bias bound of "
+         "the indirect term",)))
+    _add(Bound(
         "fednest.cor32", THEORY_PAPER, _src("Cor 3.2 (minimax)"),
         kappa_f**2 / K + kappa_f / sp.sqrt(K), _STAT, "O",
         {"K": "outer iterations", "kappa_f": "κ_f = ℓ_{f,1}/μ_f"}, ("g_i = −f_i, b = 0",

@@ -161,6 +161,23 @@ def test_variance_floor_vs_N_starts_at_cor31_N():
     assert all(c["holds"] for c in claim.check_conditions("full"))
 
 
+def test_bias_at_cor31_N_is_the_series_tail_and_the_mutant_drops_kappa():
+    """At N(K) = ⌈κ_g log K⌉ the measured squared bias is the series' tail (b_xy ρ^N q/a)²,
+    the law is the statement's −1/2 (sympy), and the mutant's N is ⌈log K⌉."""
+    claim = BY_ID["fednest.bias_at_cor31_N"]
+    assert claim.law.value == -0.5
+    prob = estimator.scalar_problem(**estimator.TIGHT)
+    kg = prob.constants["kappa_g"]
+    for K in (16, 1024):
+        out = estimator.bias_at_cor31_N(K, 2, seed=0)
+        N = math.ceil(kg * math.log(K))
+        assert out["neumann_steps"][0] == N
+        assert out["value"][0] == pytest.approx((600 / 49 * (1 - 1 / kg) ** N) ** 2, rel=1e-9)
+        assert estimator.bias_at_cor31_N(K, 2, 0, kappa_factor=False)["neumann_steps"][0] == (
+            math.ceil(math.log(K)))
+    assert all(c["holds"] for c in claim.check_conditions("full"))
+
+
 def test_lfednest_bias_vanishes_without_heterogeneity():
     """Identical clients: the fixed point is stationary up to the series' 2^{-40} bias; the
     mutant's two-term series leaves a bias that no h removes."""
