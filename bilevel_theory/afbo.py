@@ -451,9 +451,11 @@ def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: flo
     ``N(0, I/n)``; Rademacher ``(2B − n)/n``, ``B ~ Binomial(n, ½)``; uniform as the mean of
     ``n`` draws (no cheap exact sampler: ``O(m)`` draws per product, the one quadratic path).
     The same holds for the Jacobian round with ``B̄``.  ``Ā`` and ``B̄`` are formed once per
-    call (``d_y`` averaged products over the ``m`` clients).  Without Hessian noise, chains
-    with the same start and truncation share their whole trajectory and are computed once:
-    the hops cost ``O(d²)`` each (``"random"``: ``O(N d²)``), a call ``O(m d² + S d²)`` for
+    call (``d_y`` averaged products over the ``m`` clients).  Without Hessian noise every
+    chain starts at the same vector and applies the same exact map, so all chains follow one
+    trajectory, computed once (:func:`_shared_trajectory`; a chain stops at its truncation;
+    with ``members``, whose operators differ per replicate, one trajectory per truncation
+    class, ``O(N d²)`` per hop): the hops cost ``O(d²)`` each, a call ``O(m d² + S d²)`` for
     ``S`` hops.  With Hessian noise every chain draws its own products: ``O(m S d²)``, linear
     in ``m`` for ``"random"``/``"series"`` (``S < N``), ``O(m² d²)`` for ``"fixed"`` with its
     default ``U = m``.  The ledger counts what the pairwise rounds send and compute.

@@ -94,7 +94,43 @@ def test_unnormalized_mutant_multiplies_the_direction_by_tau():
     ("memfbo.second_moment_vs_sampled_clients", (1.0, 5.0, 45.0, 225.0), 32),
     ("memfbo.second_moment_vs_clients", tuple(SM._grid_n((1, 2, 8))), 32),
     ("memfbo.second_moment_vs_local_steps", (1, 4, 16, 64), 16),
+    ("memfbo.second_moment_partial_vs_tau", (16, 32, 64), 32),
+    ("memfbo.second_moment_relaxed_participation", (2, 8, 32), 16),
 ])
 def test_claim_and_mutants_reach_their_verdicts_on_a_short_grid(cid, grid, reps,
                                                                 short_grid_verdicts):
     short_grid_verdicts(CATALOGUE[cid], grid, reps)
+
+
+def test_partial_tau_sweep_starts_where_the_data_term_is_a_twentieth():
+    """The τ-contrast's grid starts at the first power of 2 above τ₀ = v_L(n − 1)/(0.05(n − P)S²),
+    with ``S²`` the exact spread of the directions (they average to 0 at the start) and
+    ``v_L = σ²(1 + λ²)`` the variance of one sample of ``∇_yL_i``; its law is Prop. 5.10's
+    τ → ∞ exponent at P < n (0), and the mutant runs every client, as the contrast does."""
+    p = problem()
+    v, s2 = SM._sampling_constants(p, SM.P_HALF)
+    assert s2 == pytest.approx(_spread(p)[1], rel=1e-9)
+    assert v == pytest.approx(p.grad_noise ** 2 * (1 + SM.LAMBDA ** 2))
+    t0 = v * (N_CLIENTS - 1) / (0.05 * (N_CLIENTS - SM.P_HALF) * s2)
+    assert SM.tau_threshold() == pytest.approx(t0)
+    claim = CATALOGUE["memfbo.second_moment_partial_vs_tau"]
+    for budget in ("smoke", "standard", "full"):
+        first = claim.grid[budget][0]
+        assert first >= t0 > first / 2
+    assert claim.law.value == 0.0
+    (mutant,) = claim.mutants
+    assert mutant.measure_kwargs == {"sampled": N_CLIENTS}
+
+
+def test_relaxed_participation_meets_the_threshold_and_its_law():
+    """P(τ) = ⌈(τ − 1)n/τ + 1⌉ makes (n − P)/(n − 1) ≤ 1/τ (the reading MEMFBO-R5), stays below
+    n on the grid, and the law is Prop. 5.10's τ-exponent there: −1."""
+    n = N_CLIENTS * SM.RELAXED_TILES
+    claim = CATALOGUE["memfbo.second_moment_relaxed_participation"]
+    for tau in claim.grid["full"]:
+        P = SM.relaxed_sampled(tau, n)
+        assert P < n and (n - P) / (n - 1) <= 1 / tau
+        assert SM.relaxed_sampled(tau, n) - 1 < (tau - 1) * n / tau + 1
+    assert SM.relaxed_sampled(n, n) == n
+    assert claim.law.value == -1.0
+    assert all(c["holds"] for c in claim.check_conditions("full"))

@@ -30,7 +30,7 @@ from bilevel_theory import rates as R_
 from bilevel_theory.algorithm import run_algorithm
 from bilevel_theory.memfbo import MemFBO, penalty_stationary_point, penalty_y
 
-from ...claim import Mutant
+from ...claim import Condition, Mutant
 from ...kit import law, per_budget, per_replicate
 from .common import (
     INSTANCE,
@@ -152,6 +152,60 @@ def data_sampling_vs_tau(tau, replicates, seed, backend="numpy", *, algorithm=No
                          algorithm, POOL)
 
 
+P_HALF = N_CLIENTS // 2  # partial participation of the τ contrast: P = n/2
+
+
+def partial_vs_tau(tau, replicates, seed, backend="numpy", *, sampled: int = P_HALF):
+    """``‖h_y‖²`` on the heterogeneous noisy instance (``σ = 1``, ``h = 1``) with ``τ`` local
+    steps: ``value`` at partial participation ``P = n/2``, ``contrast`` at full participation
+    ``P = n``, each from its own rounds.  Mutant ``sampled=n``: every client computes and
+    uploads, whatever ``C_t`` was drawn (participation not applied)."""
+    p, tau = problem(SIGMA), int(tau)
+    out = second_moment(p, int(sampled), tau, replicates, seed, backend, None, POOL)
+    full = second_moment(p, N_CLIENTS, tau, replicates, seed + 1, backend, None, POOL)
+    return {**out, "contrast": full["value"]}
+
+
+def _sampling_constants(p, P: int) -> tuple[float, float]:
+    """``(v_L, S²)`` of Prop. 5.10's last two terms at :func:`start`: the variance of one
+    sample of ``∇_yL_i = ∇_yf_i + λ∇_yg_i`` (the oracle's independent noises, ``σ²(1 + λ²)``)
+    and the clients' spread ``S² = (1/n)Σ_i‖∇_yL_i − ∇_yL‖²`` of the exact directions."""
+    st = start(p)
+    x, y = (np.asarray(st[k], float)[None, None, :] for k in ("x0", "y0"))
+    idx = np.arange(p.clients)[None, :]
+    g = np.asarray(p.exact_grad_y_f(idx, x, y) + LAMBDA * p.exact_grad_y_g(idx, x, y))[0]
+    return p.grad_noise ** 2 * (1 + LAMBDA ** 2), float(((g - g.mean(0)) ** 2).sum(1).mean())
+
+
+def tau_threshold(P: int = P_HALF, share: float = 0.05) -> float:
+    """The ``τ`` from which Prop. 5.10's data-sampling term ``v_L/(Pτ)`` is at most ``share``
+    of its client-sampling term ``S²(n − P)/(P(n − 1))`` (both exact on the instance):
+    ``τ₀ = v_L(n − 1)/(share·(n − P)S²)``; the sweep starts at the power of 2 above it."""
+    v, S2 = _sampling_constants(problem(SIGMA), P)
+    return v * (N_CLIENTS - 1) / (share * (N_CLIENTS - P) * S2)
+
+
+def _tau_grid(count: int) -> list[int]:
+    first = 2 ** math.ceil(math.log2(tau_threshold()))
+    return [first * 2 ** j for j in range(count)]
+
+
+RELAXED_TILES = 4  # n = 64 clients (the instance tiled), so that P(τ) < n up to τ = 32
+
+
+def relaxed_sampled(tau: int, n: int) -> int:
+    """Thm 5.11's relaxed participation ``P = min{⌈(τ − 1)n/τ + 1⌉, n}`` (MEMFBO-R5)."""
+    return min(int(n), math.ceil((int(tau) - 1) * int(n) / int(tau) + 1 - 1e-9))
+
+
+def relaxed_vs_tau(tau, replicates, seed, backend="numpy", *, algorithm=None):
+    """``‖h_y‖²`` on the heterogeneous noisy instance tiled to ``n = 64`` clients, ``τ`` local
+    steps and the relaxed participation ``P(τ)`` (:func:`relaxed_sampled`)."""
+    p = problem(SIGMA).tiled(RELAXED_TILES)
+    return second_moment(p, relaxed_sampled(int(tau), p.clients), int(tau), replicates, seed,
+                         backend, algorithm, POOL)
+
+
 # ============================================================================ laws
 def _laws():
     b = R_.BOUNDS["memfbo.prop510_second_moment"]
@@ -172,10 +226,26 @@ def _laws():
         "full participation P = n (the client-sampling term vanishes); the drift terms "
         "O(λ²)(Δ_x + Δ_y) are O(1/τ) for identical clients at η = γ/τ (Prop. 5.8)",
         source=P_.cite("Prop. 5.10 (data-sampling term)", "[INFERRED]"))
-    return law(sampling, "exponent", "P_eff"), law(data, "exponent", "tau")
+    partial = b.derive(
+        "memfbo.prop510_partial", at_start,
+        "partial participation P < n: the client-sampling term (n − P)λ²M_cs/(P(n − 1)) has "
+        "no τ, so the bound's τ → ∞ exponent is 0 (§5.2 after Cor 5.12: 'further increasing "
+        "τ cannot improve the final convergence rate')",
+        source=P_.cite("Prop. 5.10 (its last two terms at P < n)"))
+    tau = b.symbol("tau")
+    relaxed = b.derive(
+        "memfbo.prop510_relaxed", {**at_start, "n": (P * tau - 1) / (tau - 1)},
+        "at Thm 5.11's relaxed participation, read as (n − P)/(n − 1) = 1/τ (MEMFBO-R5): n "
+        "written through it, the client-sampling coefficient is 1/(Pτ), the data-sampling "
+        "term's",
+        source=P_.cite("Thm 5.11 (relaxed participation) on Prop. 5.10's last two terms"))
+    relaxed = R_.Bound(relaxed.name, relaxed.paper, relaxed.source, sp.simplify(relaxed.expr),
+                       relaxed.quantity, relaxed.relation, relaxed.variables, notes=relaxed.notes)
+    return (law(sampling, "exponent", "P_eff"), law(data, "exponent", "tau"),
+            law(partial, "exponent", "tau"), law(relaxed, "exponent", "tau"))
 
 
-LAW_SAMPLING, LAW_DATA = _laws()
+LAW_SAMPLING, LAW_DATA, LAW_PARTIAL, LAW_RELAXED = _laws()
 
 
 # ============================================================================ conditions
@@ -268,4 +338,62 @@ CLAIMS = [
                   f"η = γ/τ); τ swept; {START}; " + INSTANCE.replace("heterogeneous clients (h = 1)", "identical clients (h = 0)")),
         conditions=_conditions(problem(SIGMA, 0.0), lambda x: N_CLIENTS, lambda x: int(x)),
         touches=("MEMFBO-I7", "MEMFBO-I1", "MEMFBO-I2")),
+    P_.claim(
+        "second_moment_partial_vs_tau", role="confirmation",
+        source=P_.cite("§5.2 after Cor 5.12 (\"for partial client participation, we set τ = "
+                       "O(1) because further increasing τ cannot improve the final convergence"
+                       " rate due to the dominant error O((n−P)λ²M_cs/(P(n−1))) induced by "
+                       "client sampling\"), on Prop. 5.10, eq. (11)"),
+        statement=(r"P < n:\ \mathbb{E}\|h_y^t\|^2 \leq \dots + \mathcal{O}\left(\frac{\lambda^2}"
+                   r"{P\tau}\right)M_{se} + \mathcal{O}\left(\frac{(n-P)\lambda^2}{P(n-1)}\right)"
+                   r"M_{cs} = \mathcal{O}(\tau^0)"),
+        kind="contrast", variable=r"\tau", quantity=QUANTITY, measure=partial_vs_tau,
+        extra={"series": {"value": f"partial participation, P = {P_HALF} of n = {N_CLIENTS}",
+                          "contrast": f"full participation, P = n = {N_CLIENTS}"}},
+        grid=per_budget(_tau_grid(4), _tau_grid(5), _tau_grid(6)),
+        replicates=per_budget(32, 128, 512),
+        law=LAW_PARTIAL, tolerance=0.1,
+        mutants=(Mutant("participation_ignored", "every client computes and uploads in every "
+                        "round, whatever C_t was drawn (the participation mask not applied): "
+                        "the client-sampling term is 0 and τ helps again, as under full "
+                        "participation", {"sampled": N_CLIENTS}, kind="estimator"),),
+        schedule=(f"P = {P_HALF} of n = {N_CLIENTS} heterogeneous noisy clients (σ = 1), τ "
+                  "swept from the first power of 2 at which Prop. 5.10's data-sampling term "
+                  "v_L/(Pτ) is at most 5% of its client-sampling term S²(n − P)/(P(n − 1)), "
+                  "both exact on the instance (v_L = σ²(1 + λ²), S² the clients' spread of "
+                  f"∇_yL_i at the start: τ₀ = {tau_threshold():.1f}); contrast: the same at "
+                  f"P = n, where that term vanishes and τ reduces the variance; {START}; "
+                  + INSTANCE),
+        conditions=_conditions(problem(SIGMA), lambda x: P_HALF, lambda x: int(x)),
+        reason="At P < n the second moment tends to the client-sampling floor as τ grows "
+               "(with η = γ/τ the clients' local drift converges too, to the gradient flow of "
+               "total time γ): slope about −0.04 over τ = 16 … 128, while at P = n it keeps "
+               "falling (about −0.8).",
+        touches=("MEMFBO-I7", "MEMFBO-I1", "MEMFBO-R2")),
+    P_.claim(
+        "second_moment_relaxed_participation", role="confirmation",
+        source=P_.cite("Thm 5.11 (\"the requirement P = n for full participation can be "
+                       "relaxed to P ≥ min{(τ−1)n/τ + 1, n} with the same rate\"), on Prop. "
+                       "5.10, eq. (11)"),
+        statement=(r"P \geq \frac{(\tau-1)n}{\tau} + 1:\ \mathbb{E}\|h_y^t\|^2 \leq \dots + "
+                   r"\mathcal{O}\left(\frac{\lambda^2}{P\tau}\right)(M_{se} + M_{cs}) = "
+                   r"\mathcal{O}(\tau^{-1})"),
+        kind="at_most", variable=r"\tau", quantity=QUANTITY, measure=relaxed_vs_tau,
+        grid=per_budget((2, 4, 8, 16, 32), (2, 4, 8, 16, 32), (2, 4, 8, 16, 32)),
+        replicates=per_budget(32, 128, 512),
+        law=LAW_RELAXED, tolerance=0.1,
+        mutants=(REPLACEMENT,),
+        schedule=(f"n = {N_CLIENTS * RELAXED_TILES} clients (the instance's 16 repeated "
+                  f"{RELAXED_TILES} times: the same spread S²), P(τ) = ⌈(τ − 1)n/τ + 1⌉ "
+                  "(MEMFBO-R5: 33, 49, 57, 61, 63 at τ = 2 … 32), noisy gradients (σ = 1); "
+                  f"{START}; " + INSTANCE),
+        conditions=(*_conditions(problem(SIGMA).tiled(RELAXED_TILES),
+                                 lambda x: relaxed_sampled(x, N_CLIENTS * RELAXED_TILES),
+                                 lambda x: int(x)),
+                    Condition("P ≥ min{(τ − 1)n/τ + 1, n} (Thm 5.11, relaxed participation)",
+                              lambda x: relaxed_sampled(x, N_CLIENTS * RELAXED_TILES),
+                              lambda x: min(N_CLIENTS * RELAXED_TILES,
+                                            (x - 1) * N_CLIENTS * RELAXED_TILES / x + 1),
+                              relation=">=")),
+        touches=("MEMFBO-R5", "MEMFBO-I7", "MEMFBO-R2")),
 ]

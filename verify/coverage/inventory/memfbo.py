@@ -83,12 +83,15 @@ RESULTS = (
                   "and τ apart from T is not swept (τ only through the mutant tau_fixed)"),
     Result("memfbo.thm5.11.relaxed", "theorem", "Thm 5.11 (relaxed full participation)",
            r"P = n \text{ can be relaxed to } P \ge \min\{(\tau-1)n/\tau + 1, n\} \text{ with "
-           r"the same rate}", ("m", "n", "τ"),
-           reason="at Cor 5.12's full-participation schedule τ = ⌈c_τT^{4/3}/P⌉ (n = 16, c_τ = "
-                  "1/4) the relaxed threshold ⌈(τ − 1)n/τ + 1⌉ is 13 at T = 64 and n from T = "
-                  "128 on, so a T-sweep at the threshold is full participation; at a fixed small "
-                  "τ the theorem's rate is not stated in the text (its formulas are lost, "
-                  "MEMFBO-I3), so there is no law to hold the relaxed P to"),
+           r"the same rate}", ("m", "n", "τ"), claims=("memfbo.second_moment_relaxed_participation",),
+           sweeps={"memfbo.second_moment_relaxed_participation": "τ"},
+           reason="τ is swept with P(τ) at the threshold, at the level of eq. (11)'s last two terms "
+                  "(memfbo.second_moment_relaxed_participation, n = 64: the second moment falls "
+                  "at least as 1/τ, full participation's rate); P and n apart from τ are not "
+                  "swept; the convergence rate itself is not: at Cor 5.12's full-participation "
+                  "schedule τ = ⌈c_τT^{4/3}/P⌉ (n = 16, c_τ = 1/4) the threshold is 13 at T = 64 "
+                  "and n from T = 128 on, and the theorem's rate at a fixed small τ is among the "
+                  "lost formulas (MEMFBO-I3)"),
     Result("memfbo.thm5.11.speedup", "section", "§1 and §5.2, after Thm 5.11",
            "MemFBO achieves a linear speedup (i.e., the communication complexity is improved "
            "linearly with respect to the number of sampled clients) under client sampling "
@@ -117,9 +120,13 @@ RESULTS = (
     Result("memfbo.cor5.12.tau", "section", "§5.2, after Cor 5.12",
            "for partial client participation, we set τ = O(1) because further increasing τ "
            "[does not help: the client-sampling term dominates]; with full participation that "
-           "term vanishes", ("τ", "m"),
-           reason="the advice τ = O(1) under partial participation: the rate claims use it (τ = 2), but"
-                  " no claim shows that a larger τ does not help there"),
+           "term vanishes", ("τ", "m"), claims=("memfbo.second_moment_partial_vs_tau",),
+           sweeps={"memfbo.second_moment_partial_vs_tau": "τ"},
+           reason="τ is swept at the level the text argues from, eq. (11)'s last two terms "
+                  "(memfbo.second_moment_partial_vs_tau: flat in τ at P = n/2, falling at P = n, "
+                  "its contrast); P enters only as those two participation levels, not swept; "
+                  "the convergence rate itself in τ at partial participation is not measured "
+                  "(Thm 5.11's formulas are lost, MEMFBO-I3)"),
     Result("memfbo.cor5.12.vs_others", "section", "§5.2, after Cor 5.12 (comparison)",
            "an improved communication complexity of O(ε^{-1.5}) over the typical O(ε^{-2}) "
            "result obtained by FedNest, FBO-AggITD and FedMBO", ("ε",), headline=True,
