@@ -510,7 +510,7 @@ def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: flo
         p = xp.where(on[..., None], xp.matmul(p, step), p)
         S = 0
     if cls is not None and truncation != "fixed" and hess.shape[0] == 1:  # shared operators
-        p = total = _shared_trajectory(avg, hess, p[:, :1], hops, size, scale, truncation)
+        p = total = _shared_trajectory(avg, hess, p[:, :1], hops, size, S, scale, truncation)
         S = 0
     for hop in range(1, S + 1):
         if truncation == "random" and hop > 1:
@@ -529,17 +529,16 @@ def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: flo
     return d - W
 
 
-def _shared_trajectory(avg: _AveragedRounds, hess, start, hops, size, scale: float,
+def _shared_trajectory(avg: _AveragedRounds, hess, start, hops, size, S: int, scale: float,
                        truncation: str):
     """The exact products' chain classes ``(R, c, d)`` for the ``"random"`` and ``"series"``
     truncations: every class starts at ``start (R, 1, d)`` and applies the same exact map
-    ``p ↦ p − p Ā/ℓ`` until its last hop ``hops[j]``, so one trajectory serves them all
+    ``p ↦ p − p Ā/ℓ`` until its last hop ``hops[j] ≤ S``, so one trajectory serves them all
     (``S`` hops of ``(R, 1, d)`` instead of ``(R, c, d)``).  ``"random"``: class ``j`` holds
     the trajectory after ``max(hops[j], 0)`` hops; ``"series"``: the running sum of the
     trajectory (its classes are ``[idle, S]``).  Each hop's ledger still counts the classes
     that run, as the pairwise rounds do."""
     xp = avg.ctx.xp
-    S = int(hops[0, -1])
     every = xp.ones((1, 1), dtype=bool)
     points, total = [start], start
     for counts in avg.ledgers(hops, size, S):

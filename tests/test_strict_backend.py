@@ -162,6 +162,17 @@ def test_algorithm_options_on_the_strict_backend(name, hp):
                                     backend=sb.NAME, **hp))
 
 
+@pytest.mark.parametrize("truncation", ["random", "series"])
+def test_afbo_exact_chains_on_the_strict_backend(truncation):
+    """Without Hessian noise APHE's chains share one trajectory (``afbo._shared_trajectory``):
+    the device path takes no implicit transfer and gives the numpy numbers and ledger."""
+    prob = QuadraticBilevel.random(clients=6, dim_x=3, dim_y=4, kappa=3.0, noise=0.0, seed=1)
+    hp = dict(truncation=truncation, neumann_steps=5)
+    host = bt.run("afbo", prob, rounds=4, replicates=3, seed=2, backend="numpy", **hp)
+    _assert_same_trace(host, bt.run("afbo", prob, rounds=4, replicates=3, seed=2,
+                                    backend=sb.NAME, **hp))
+
+
 @pytest.mark.parametrize("n", [2, 5])
 def test_sampling_without_replacement_on_the_device_path(n):
     """Both without-replacement samplers (argsort of keys for ``n ≥ m/8``, rejection of
