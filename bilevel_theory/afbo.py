@@ -512,10 +512,10 @@ def aphe(ctx: Context, x, y, grad_y_f_table, x_at=None, y_at=None, *, scale: flo
     if cls is not None and truncation != "fixed" and hess.shape[0] == 1:  # shared operators
         p = total = _shared_trajectory(avg, hess, p[:, :1], hops, size, S, scale, truncation)
         S = 0
-    for hop in range(1, S + 1):
-        if truncation == "random" and hop > 1:
+    per_hop = avg.ledgers(hops, size, S) if truncation == "random" else [counts] * S
+    for hop, counts in enumerate(per_hop, start=1):
+        if truncation == "random":
             on = hops >= hop
-            counts = avg.ledger(on, size)
         p = p - avg.product("hvp", hess, p, on, counts) / scale
         total = total + p
     if truncation == "series":
@@ -585,22 +585,25 @@ class _AveragedRounds:
         serves every running chain), the products per replicate (chains × members)."""
         ctx, xp = self.ctx, self.ctx.xp
         chains = xp.sum(on * 1.0 if size is None else on * size, axis=1)  # (R,) running
-        return (ctx.scalar(xp.mean(xp.astype(chains > 0, xp.float64))),
-                ctx.scalar(xp.mean(chains * self.share)),
-                ctx.scalar(xp.sum(chains * self.n)) / ctx.replicates)
+        rounds, vectors, products = self._counts(chains)
+        return (ctx.scalar(rounds), ctx.scalar(vectors), ctx.scalar(products) / ctx.replicates)
 
     def ledgers(self, hops, size, S: int) -> list[tuple[float, float, float]]:
-        """:meth:`ledger` of hops ``1 … S`` at once for classes ending at ``hops (1, c)``
+        """:meth:`ledger` of hops ``1 … S`` at once for classes ending at ``hops (1 or R, c)``
         (``on = hops ≥ hop``): the same numbers, three transfers instead of ``3S``."""
         ctx, xp = self.ctx, self.ctx.xp
-        on = hops[None, :, :] >= xp.reshape(xp.arange(1, S + 1), (S, 1, 1))  # (S, 1, c)
-        chains = xp.sum(on * size, axis=2)  # (S, R) running chains
-        host = ctx.oracle.backend.to_numpy
-        rounds = host(xp.mean(xp.astype(chains > 0, xp.float64), axis=1))
-        vectors = host(xp.mean(chains * self.share, axis=1))
-        products = host(xp.sum(chains * self.n, axis=1))
+        on = hops[None, :, :] >= xp.reshape(xp.arange(1, S + 1), (S, 1, 1))  # (S, ·, c)
+        chains = xp.sum(on * 1.0 if size is None else on * size, axis=2)  # (S, R) running
+        rounds, vectors, products = (ctx.oracle.backend.to_numpy(a) for a in self._counts(chains))
         return [(float(rounds[h]), float(vectors[h]), float(products[h]) / ctx.replicates)
                 for h in range(S)]
+
+    def _counts(self, chains):
+        """The three counts of :meth:`ledger` from the running chains ``(…, R)`` per replicate,
+        reduced over the replicates (the last axis)."""
+        xp = self.ctx.xp
+        return (xp.mean(xp.astype(chains > 0, xp.float64), axis=-1),
+                xp.mean(chains * self.share, axis=-1), xp.sum(chains * self.n, axis=-1))
 
     def count(self, kind: str, counts: tuple[float, float, float], times: int = 1) -> None:
         """Count ``times`` rounds of :meth:`ledger` ``counts`` (``kind``: ``"hvp"``/``"jvp"``)."""
