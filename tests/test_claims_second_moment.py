@@ -108,7 +108,7 @@ def test_partial_tau_sweep_starts_where_the_data_term_is_a_twentieth():
     ``v_L = σ²(1 + λ²)`` the variance of one sample of ``∇_yL_i``; its law is Prop. 5.10's
     τ → ∞ exponent at P < n (0), and the mutant runs every client, as the contrast does."""
     p = problem()
-    v, s2 = SM._sampling_constants(p, SM.P_HALF)
+    v, s2 = SM._sampling_constants(p)
     assert s2 == pytest.approx(_spread(p)[1], rel=1e-9)
     assert v == pytest.approx(p.grad_noise ** 2 * (1 + SM.LAMBDA ** 2))
     t0 = v * (N_CLIENTS - 1) / (0.05 * (N_CLIENTS - SM.P_HALF) * s2)
@@ -125,7 +125,7 @@ def test_partial_tau_sweep_starts_where_the_data_term_is_a_twentieth():
 def test_relaxed_participation_meets_the_threshold_and_its_law():
     """P(τ) = ⌈(τ − 1)n/τ + 1⌉ makes (n − P)/(n − 1) ≤ 1/τ (the reading MEMFBO-R5), stays below
     n on the grid, and the law is Prop. 5.10's τ-exponent there: −1."""
-    n = N_CLIENTS * SM.RELAXED_TILES
+    n = SM.RELAXED_N
     claim = CATALOGUE["memfbo.second_moment_relaxed_participation"]
     for tau in claim.grid["full"]:
         P = SM.relaxed_sampled(tau, n)

@@ -166,7 +166,7 @@ def partial_vs_tau(tau, replicates, seed, backend="numpy", *, sampled: int = P_H
     return {**out, "contrast": full["value"]}
 
 
-def _sampling_constants(p, P: int) -> tuple[float, float]:
+def _sampling_constants(p) -> tuple[float, float]:
     """``(v_L, S²)`` of Prop. 5.10's last two terms at :func:`start`: the variance of one
     sample of ``∇_yL_i = ∇_yf_i + λ∇_yg_i`` (the oracle's independent noises, ``σ²(1 + λ²)``)
     and the clients' spread ``S² = (1/n)Σ_i‖∇_yL_i − ∇_yL‖²`` of the exact directions."""
@@ -181,7 +181,7 @@ def tau_threshold(P: int = P_HALF, share: float = 0.05) -> float:
     """The ``τ`` from which Prop. 5.10's data-sampling term ``v_L/(Pτ)`` is at most ``share``
     of its client-sampling term ``S²(n − P)/(P(n − 1))`` (both exact on the instance):
     ``τ₀ = v_L(n − 1)/(share·(n − P)S²)``; the sweep starts at the power of 2 above it."""
-    v, S2 = _sampling_constants(problem(SIGMA), P)
+    v, S2 = _sampling_constants(problem(SIGMA))
     return v * (N_CLIENTS - 1) / (share * (N_CLIENTS - P) * S2)
 
 
@@ -191,6 +191,7 @@ def _tau_grid(count: int) -> list[int]:
 
 
 RELAXED_TILES = 4  # n = 64 clients (the instance tiled), so that P(τ) < n up to τ = 32
+RELAXED_N = N_CLIENTS * RELAXED_TILES
 
 
 def relaxed_sampled(tau: int, n: int) -> int:
@@ -383,17 +384,15 @@ CLAIMS = [
         replicates=per_budget(32, 128, 512),
         law=LAW_RELAXED, tolerance=0.1,
         mutants=(REPLACEMENT,),
-        schedule=(f"n = {N_CLIENTS * RELAXED_TILES} clients (the instance's 16 repeated "
+        schedule=(f"n = {RELAXED_N} clients (the instance's 16 repeated "
                   f"{RELAXED_TILES} times: the same spread S²), P(τ) = ⌈(τ − 1)n/τ + 1⌉ "
                   "(MEMFBO-R5: 33, 49, 57, 61, 63 at τ = 2 … 32), noisy gradients (σ = 1); "
                   f"{START}; " + INSTANCE),
         conditions=(*_conditions(problem(SIGMA).tiled(RELAXED_TILES),
-                                 lambda x: relaxed_sampled(x, N_CLIENTS * RELAXED_TILES),
-                                 lambda x: int(x)),
+                                 lambda x: relaxed_sampled(x, RELAXED_N), lambda x: int(x)),
                     Condition("P ≥ min{(τ − 1)n/τ + 1, n} (Thm 5.11, relaxed participation)",
-                              lambda x: relaxed_sampled(x, N_CLIENTS * RELAXED_TILES),
-                              lambda x: min(N_CLIENTS * RELAXED_TILES,
-                                            (x - 1) * N_CLIENTS * RELAXED_TILES / x + 1),
+                              lambda x: relaxed_sampled(x, RELAXED_N),
+                              lambda x: min(RELAXED_N, (x - 1) * RELAXED_N / x + 1),
                               relation=">=")),
         touches=("MEMFBO-R5", "MEMFBO-I7", "MEMFBO-R2")),
 ]
