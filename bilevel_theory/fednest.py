@@ -507,6 +507,7 @@ def bounds() -> list:
         alpha,
         beta,
         ell_f1,
+        eps,
         kappa_f,
         kappa_g,
         lam,
@@ -564,6 +565,10 @@ def bounds() -> list:
         {"K": "outer iterations", "kappa_g": "κ_g"}, ("N = O(κ_g log K)", "T = O(κ_g⁴)"),
         ("FEDNEST-R3: N and T are lower bounds (N ∝ κ_g log K, T ≳ κ_g⁴)",
          "the 1/K term dominates for K < κ_g³ (crossovers)")))
+    _add(Bound(
+        "fednest.cor31_iterations", THEORY_PAPER, _src("Cor 3.1 (K(ε))"),
+        kappa_g**5 * eps**-2, "K", "O", {"epsilon": "accuracy", "kappa_g": "κ_g"},
+        notes=("stated K = O(κ_g⁵ε⁻²); fednest.cor31's κ_g^{2.5}/√K term inverted",)))
     _add(Bound(
         "fednest.cor31_bias", THEORY_PAPER, _src("§3, after Cor 3.1"),
         1 / sp.sqrt(K), r"b^2", "O", {"K": "outer iterations"},
