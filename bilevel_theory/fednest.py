@@ -581,6 +581,11 @@ def bounds() -> list:
         {"K": "outer iterations", "kappa_f": "κ_f = ℓ_{f,1}/μ_f"}, ("g_i = −f_i, b = 0",
                                                                     "T = O(κ_f)")))
     _add(Bound(
+        "fednest.cor32_iterations", THEORY_PAPER, _src("Cor 3.2 (K(ε))"),
+        kappa_f**2 * eps**-2, "K", "O", {"epsilon": "accuracy", "kappa_f": "κ_f"},
+        notes=("K = O(κ_f²ε⁻²): fednest.cor32's κ_f/√K term inverted (Table 1's samples "
+               "O(κ_f³ε⁻²) are K·T with T = O(κ_f))",)))
+    _add(Bound(
         "fednest.cor33", THEORY_PAPER, _src("Cor 3.3 (compositional)"),
         1 / sp.sqrt(K), _STAT, "O", {"K": "outer iterations"}, ("b = 0, κ_g = 1", "T = 1")))
     _add(Bound(

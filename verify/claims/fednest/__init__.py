@@ -26,6 +26,9 @@ Claims (``id``: kind, variable, role):
   the same counts in the other variable (``T`` at ``N = 4``; ``N`` at ``T = 3``).
 * ``fednest.bilevel_rate`` / ``minimax_rate`` / ``compositional_rate`` /
   ``fedsvrg_single_level``: at_most ``−1/2`` in ``K`` (confirmations; Cor. 3.1–3.3, Thm 3.2).
+* ``fednest.kappa_iterations`` / ``minimax_kappa_iterations``: at_most ``0`` in ``κ_g`` /
+  ``κ_f`` (confirmations; Cor. 3.1's ``K = O(κ_g⁵ε⁻²)``, Cor. 3.2's ``K = O(κ_f²ε⁻²)``): the
+  average stationarity at the κ-scaled schedule does not grow with κ.
 * ``fednest.minimax_linear``: at_most on the semilog slope (confirmation, §4.3 / Fig. 4);
   ``fednest.minimax_linear_vs_heterogeneity``: at_most ``0`` in the spread ``s`` of the
   ``b_i`` of the distance left after ``K = 24`` epochs (confirmation, Fig. 4's "despite
@@ -54,7 +57,7 @@ keyword arguments of the measures (``Claim.mutants``).
 
 The claims are grouped by family of results, one module each, in catalogue order:
 ``estimator`` (Lemma 2.2), ``kappa`` (Lemma 2.2 in κ_g), ``client_drift`` (§2.5), ``communication`` (§2.6), ``convergence``
-(Cor 3.1, 3.2), ``linear_minimax`` (§4.3), ``special_cases`` (Cor 3.3, Thm 3.2),
+(Cor 3.1, 3.2), ``kappa_complexity`` (Cor 3.1, 3.2 in κ), ``linear_minimax`` (§4.3), ``special_cases`` (Cor 3.3, Thm 3.2),
 ``heterogeneity_bias`` (LFedNest) and ``truncation_floor`` (Thm 3.1 at σ = 0); ``common`` holds
 what several of them share (claim factories, rate-claim settings, hypotheses).
 """
@@ -68,6 +71,7 @@ from . import (
     estimator,
     heterogeneity_bias,
     kappa,
+    kappa_complexity,
     linear_minimax,
     special_cases,
     truncation_floor,
@@ -110,6 +114,7 @@ CLAIMS = [
     *client_drift.CLAIMS,
     *communication.CLAIMS,
     *convergence.CLAIMS,
+    *kappa_complexity.CLAIMS,
     *linear_minimax.CLAIMS,
     *special_cases.CLAIMS,
     *heterogeneity_bias.CLAIMS,
