@@ -52,7 +52,7 @@ from bilevel_theory.problems import QuadraticMinimax
 from ...claim import Condition, Law, Mutant, per_budget
 from ...kit import knob_for, ledger_totals, per_replicate
 from ..fedmbo.kappa import instance as bilevel_instance
-from .common import RATE_NOISE, RATE_TAU, P
+from .common import RATE_NOISE, RATE_TAU, P, _alpha_bar
 
 K_REF = 100            # K at κ₀
 X0_OFFSET = 1.0        # ‖x⁰ − x*‖ (module docstring)
@@ -96,10 +96,16 @@ class KappaDesign:
         """``K = c_K κ^p ε⁻²`` at fixed ``ε``: ``⌈K_REF(κ/κ₀)^p⌉``."""
         return math.ceil(K_REF * (1 - 1e-9) * (kappa / self.kappa_ref) ** self.power)
 
+    @property
+    def name(self) -> str:
+        """The κ as the texts write it (``κ_g``, ``κ_f``)."""
+        return self.symbol.replace("kappa_", "κ_")
+
     def alpha_bar(self, kappa: float) -> float:
-        """``ᾱ = c_α κ^{−p/2}`` (FEDNEST-I5), ``c_α`` from ``ᾱ = 2/L_Φ`` at ``κ₀``."""
-        L0 = self.instance(self.kappa_ref).constants["L_phi"]
-        return 2.0 / L0 * (kappa / self.kappa_ref) ** -(self.power / 2)
+        """``ᾱ = c_α κ^{−p/2}`` (FEDNEST-I5), ``c_α`` the rate claims' ``ᾱ = 2/L_Φ``
+        (:func:`~bilevel_theory.verify.claims.fednest.common._alpha_bar`) at ``κ₀``."""
+        return (_alpha_bar(self.instance(self.kappa_ref))
+                * (kappa / self.kappa_ref) ** -(self.power / 2))
 
     def hyperparameters(self, kappa: float, K: int | None = None) -> dict:
         """The corollary's schedule at ``κ`` for ``K`` iterations (default
@@ -129,7 +135,7 @@ class KappaDesign:
 
     def law(self) -> Law:
         """Law 0 for ``A`` at the corollary's ``K``: its κ-exponent is spent by the schedule."""
-        p, k = f"{self.power:g}", self.symbol.replace("kappa_", "κ_")
+        p, k = f"{self.power:g}", self.name
         tex = rf"\kappa_{self.symbol[-1]}"
         return Law(0.0, rf"A|_{{K \propto {tex}^{{{p}}}}} = \mathcal{{O}}({tex}^0)",
                    f"{self.corollary}: K(ε) has {k}-exponent {p} ({self.bound}, "
@@ -189,7 +195,7 @@ def _bilevel_conditions() -> tuple[Condition, ...]:
 
 
 def _sched(d: KappaDesign, rules: str, instance: str) -> str:
-    k = d.symbol.replace("kappa_", "κ_")
+    k = d.name
     return (f"{d.corollary} at fixed ε (constants chosen at κ₀ = {d.kappa_ref:g}, rates not): "
             f"K = c_K{k}^{d.power:g}ε⁻² = ⌈{K_REF}({k}/κ₀)^{d.power:g}⌉, α_k = ᾱ/√K with "
             f"ᾱ = c_α{k}^{{−{d.power / 2:g}}} (FEDNEST-I5; c_α = 2/L_Φ at κ₀, the rate claims' "
@@ -199,7 +205,7 @@ def _sched(d: KappaDesign, rules: str, instance: str) -> str:
 
 
 def _iterations_fixed(d: KappaDesign) -> Mutant:
-    k = d.symbol.replace("kappa_", "κ_")
+    k = d.name
     return Mutant("iterations_fixed",
                   f"the iteration count K(ε) computed without its {k}^{d.power:g} factor "
                   f"(K = {K_REF} at every {k}), the step Thm 3.1's at that K: αK = ᾱ√K falls "
