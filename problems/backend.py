@@ -7,6 +7,7 @@ Core code never imports CuPy: it asks :func:`get_backend` for a :class:`Backend`
 from __future__ import annotations
 
 import functools
+import operator
 import sys
 import threading
 from collections.abc import Callable
@@ -121,6 +122,39 @@ def mean_over_clients(a: Any, weights: Any = None) -> Any:
     w = xp.astype(weights, xp.float64)[..., None]
     total = xp.sum(w, axis=-2)
     return xp.sum(w * a, axis=-2) / xp.where(total > 0, total, 1.0)
+
+
+#: Last-axis lengths at which a broadcast element-wise operation on host numpy runs one strided
+#: pass per coordinate instead: numpy's inner loop would run over that short axis, a call per
+#: two or three numbers (measured 1.7–3.5× faster at d = 2–3 from about 4,096 entries, slower
+#: from d = 5 or below about 2,000 entries).
+COLUMN_WISE_LENGTHS = (2, 3)
+COLUMN_WISE_MIN_SIZE = 4096
+
+
+def inplace(ufunc: Any, out: Any, operand: Any) -> Any:
+    """``ufunc(out, operand)`` written into ``out`` (``operand`` broadcasting against it) and
+    returned; bitwise numpy's broadcast operation, element by element the same IEEE operation.
+
+    On host numpy with a short last axis (:data:`COLUMN_WISE_LENGTHS`) and an operand that is
+    broadcast or strided, it runs coordinate by coordinate: each pass is one long strided loop
+    over the other axes.  Other arrays take the plain ``ufunc(out, operand, out=out)``."""
+    if (isinstance(out, np.ndarray) and isinstance(operand, np.ndarray)
+            and out.ndim >= 2 and operand.ndim == out.ndim
+            and out.shape[-1] in COLUMN_WISE_LENGTHS and out.size >= COLUMN_WISE_MIN_SIZE
+            and not (operand.shape == out.shape and operand.flags.c_contiguous
+                     and out.flags.c_contiguous)):
+        last = operand.shape[-1] == 1
+        for k in range(out.shape[-1]):
+            column = out[..., k]
+            ufunc(column, operand[..., 0 if last else k], out=column)
+        return out
+    ufunc(out, operand, out=out)
+    return out
+
+
+_INPLACE_OPERATORS = {np.add: operator.iadd, np.subtract: operator.isub,
+                      np.multiply: operator.imul}
 
 
 class BackendUnavailable(RuntimeError):

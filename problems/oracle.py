@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .backend import Backend, get_backend, mean_over_clients, single_thread_blas
+from .backend import Backend, get_backend, inplace, mean_over_clients, single_thread_blas
 from .quadratic import FederatedQuadratic
 from .validation import check_int
 
@@ -86,8 +86,15 @@ def rademacher_signs(raw: bytes, count: int) -> np.ndarray:
 
 def _dot(xp, a, b):
     """``Σ_i a_i b_i`` over the last axis, kept (``(…, 1)``): one pass on host numpy
-    (``einsum``; ``(a * b).sum`` makes a temporary and reduces a short axis slowly)."""
+    (``einsum``; ``(a * b).sum`` makes a temporary and reduces a short axis slowly).  Two
+    coordinates are summed column by column, ``a₀b₀ + a₁b₁``: ``einsum``'s own result (its
+    lanes past the second are zeros), without its call per entry (83 → 25 µs at
+    ``(1536, 8, 2)``)."""
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        if a.shape[-1] == b.shape[-1] == 2:
+            out = a[..., 0:1] * b[..., 0:1]
+            out += a[..., 1:2] * b[..., 1:2]
+            return out
         return np.einsum("...i,...i->...", a, b)[..., None]
     return (a * b).sum(axis=-1, keepdims=True)
 
@@ -197,29 +204,27 @@ class Oracle:
         a float or an array broadcasting against it), in one fresh array: the draws are
         scaled and summed in place.  Gaussian: bitwise the earlier ``exact + scale·ξ``."""
         z = self._scaled_draws(tuple(exact.shape), scale)
-        z += exact
-        return z
+        return inplace(np.add, z, exact)
 
     def _scaled_draws(self, shape: tuple[int, ...], scale) -> Any:
         """``scale·ξ`` in one fresh array of ``shape`` (see :meth:`_plus_noise`)."""
         dist = self.noise_distribution
         if dist == "gaussian":
-            z = self.rng.standard_normal(shape)
-            z *= scale
-        elif dist == "uniform":
+            return inplace(np.multiply, self.rng.standard_normal(shape), scale)
+        if dist == "uniform":
             z = self.rng.random(shape)
             z -= 0.5
-            z *= (2.0 * _SQRT3) * scale
+            factor = (2.0 * _SQRT3) * scale
         elif self.backend.name == "numpy":  # rademacher: 8 signs per random byte
             count = math.prod(shape)
             bits = rademacher_signs(self.rng.bytes((count + 7) // 8), count).reshape(shape)
             z = np.subtract(0.5, bits, dtype=np.float64)
-            z *= 2.0 * scale
+            factor = 2.0 * scale
         else:  # rademacher on a device generator without raw bytes
             z = self.xp.astype(self.rng.random(shape) < 0.5, self.xp.float64)
             z -= 0.5
-            z *= 2.0 * scale
-        return z
+            factor = 2.0 * scale
+        return inplace(np.multiply, z, factor)
 
     def _noisy(self, exact, sigma: float, samples: int, count: Any) -> Any:
         if samples != 1:
@@ -287,7 +292,7 @@ class Oracle:
         if sigma == 0.0:
             return a, b
         noise = self._scaled_draws(shape, sigma / np.sqrt(shape[-1]))
-        return a + noise, b + noise
+        return inplace(np.add, self.xp.asarray(noise, copy=True), a), inplace(np.add, noise, b)
 
     def exact(self, kind: str, idx, x, y) -> Any:
         """The noise-free ``kind`` (a gradient oracle name) at ``(x, y)``, **not counted**: only
@@ -389,12 +394,12 @@ class Oracle:
         xi1 = self._scaled_draws(shape, 1.0)  # the oracle's noise_distribution, as the
         xi2 = self._scaled_draws(shape, 1.0)  # marginal of _second_order
         s = sigma / np.sqrt(shape[-1])
-        # b + s·(proj·ξ₁ + rest·ξ₂) and a + s·‖v₁‖·ξ₁, in the draws' fresh buffers
-        second = proj * xi1
-        xi2 *= rest
+        # b + s·(proj·ξ₁ + rest·ξ₂) and a + s·‖v₁‖·ξ₁, in the draws' fresh buffers (``inplace``:
+        # the (…, 1) factors and the exact parts, often strided views, broadcast over a short axis)
+        second = inplace(np.multiply, xp.asarray(xi1, copy=True), proj)
+        inplace(np.multiply, xi2, rest)
         second += xi2
         second *= s
-        second += b
-        xi1 *= s * n1
-        xi1 += a
-        return xi1, second
+        inplace(np.add, second, b)
+        inplace(np.multiply, xi1, s * n1)
+        return inplace(np.add, xi1, a), second

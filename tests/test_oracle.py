@@ -9,6 +9,8 @@ from math import comb
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from bilevel_theory.problems import (
@@ -479,6 +481,61 @@ def test_mean_over_clients():
                                 None if weights is None else strict.asarray(weights))
         np.testing.assert_allclose(strict.to_numpy(out), mean_over_clients(a, weights),
                                    rtol=1e-13, atol=1e-15)
+
+
+@given(data=st.data(), last=st.sampled_from([1, 2, 3, 4]),
+       rows=st.sampled_from([(5, 3), (700, 4), (2048, 1), (1, 4100)]),
+       form=st.sampled_from(["column", "same", "strided", "row_broadcast", "scalar"]),
+       op=st.sampled_from([np.add, np.subtract, np.multiply]))
+@settings(max_examples=60, deadline=None)
+def test_inplace_is_numpys_broadcast_operation(data, last, rows, form, op):
+    """``inplace`` (column by column at a short last axis) gives exactly numpy's broadcast
+    ``op(out, operand)`` for every operand form the oracle passes: a ``(…, 1)`` column, a
+    contiguous or strided array of ``out``'s shape, one broadcast over the rows, a float;
+    and on a non-numpy namespace the in-place operator's result."""
+    import strict_backend as sb
+
+    from bilevel_theory.problems import get_backend
+    from bilevel_theory.problems.backend import inplace
+
+    seed = data.draw(st.integers(0, 2**16))
+    rng = np.random.default_rng(seed)
+    shape = (*rows, last)
+    out = rng.standard_normal(shape) * 10.0 ** rng.integers(-6, 6, shape)
+    operand = {
+        "column": lambda: rng.standard_normal((*rows, 1)),
+        "same": lambda: rng.standard_normal(shape),
+        "strided": lambda: rng.standard_normal((rows[1], rows[0], last)).swapaxes(0, 1),
+        "row_broadcast": lambda: np.broadcast_to(rng.standard_normal((rows[0], 1, last)),
+                                                 shape),
+        "scalar": lambda: float(rng.standard_normal()),
+    }[form]()
+    expected = op(out, operand)
+    got = out.copy()
+    assert inplace(op, got, operand) is got
+    assert np.array_equal(got, expected)
+    strict = get_backend(sb.NAME)
+    dev = strict.asarray(out)
+    dev = inplace(op, dev, operand if form == "scalar" else strict.asarray(np.array(operand)))
+    assert np.array_equal(strict.to_numpy(dev), expected)
+
+
+def test_dot_of_two_coordinates_is_einsums():
+    """``_dot`` sums two coordinates column by column: exactly ``einsum``'s result, over
+    magnitudes from 10⁻⁸ to 10⁸, contiguous and broadcast operands alike."""
+    from bilevel_theory.problems.oracle import _dot
+
+    rng = np.random.default_rng(3)
+    for shape in [(1536, 8, 2), (3, 2), (2,), (64, 1, 2)]:
+        for _ in range(20):
+            a, b = (rng.standard_normal(shape) * 10.0 ** rng.integers(-8, 8, shape)
+                    for _ in range(2))
+            assert np.array_equal(_dot(np, a, b),
+                                  np.einsum("...i,...i->...", a, b)[..., None])
+    a = rng.standard_normal((6, 1, 2))
+    b = rng.standard_normal((6, 5, 2))
+    assert np.array_equal(_dot(np, np.broadcast_to(a, b.shape), b),
+                          np.einsum("...i,...i->...", np.broadcast_to(a, b.shape), b)[..., None])
 
 
 @pytest.mark.parametrize("dist", ["gaussian", "rademacher", "uniform"])
