@@ -7,6 +7,7 @@ Core code never imports CuPy: it asks :func:`get_backend` for a :class:`Backend`
 from __future__ import annotations
 
 import functools
+import math
 import operator
 import sys
 import threading
@@ -124,24 +125,27 @@ def mean_over_clients(a: Any, weights: Any = None) -> Any:
     return xp.sum(w * a, axis=-2) / xp.where(total > 0, total, 1.0)
 
 
-#: Last-axis lengths at which a broadcast element-wise operation on host numpy runs one strided
-#: pass per coordinate instead: numpy's inner loop would run over that short axis, a call per
-#: two or three numbers (measured 1.7–3.5× faster at d = 2–3 from about 4,096 entries, slower
-#: from d = 5 or below about 2,000 entries).
-COLUMN_WISE_LENGTHS = (2, 3)
-COLUMN_WISE_MIN_SIZE = 4096
+#: Last-axis length → the fewest entries from which a broadcast element-wise operation on host
+#: numpy runs one strided pass per coordinate instead: numpy's inner loop would run over that
+#: short axis, a call per two or three numbers.  Measured break-even: about 2,000 entries at
+#: d = 2 and 6,000 at d = 3 (1.4× faster at 8,000 and 12,000, 3.5× at Gao's (1536, 8, 2));
+#: from d = 5 the plain broadcast is faster at every size.
+COLUMN_WISE = {2: 2048, 3: 6144}
 
 
 def inplace(ufunc: Any, out: Any, operand: Any) -> Any:
     """``ufunc(out, operand)`` written into ``out`` (``operand`` broadcasting against it) and
     returned; bitwise numpy's broadcast operation, element by element the same IEEE operation.
 
-    On host numpy with a short last axis (:data:`COLUMN_WISE_LENGTHS`) and an operand that is
-    broadcast or strided, it runs coordinate by coordinate: each pass is one long strided loop
-    over the other axes.  Other arrays take the plain ``ufunc(out, operand, out=out)``."""
-    if (isinstance(out, np.ndarray) and isinstance(operand, np.ndarray)
-            and out.ndim >= 2 and operand.ndim == out.ndim
-            and out.shape[-1] in COLUMN_WISE_LENGTHS and out.size >= COLUMN_WISE_MIN_SIZE
+    On host numpy with a short last axis (:data:`COLUMN_WISE`) and an operand that is broadcast
+    or strided, it runs coordinate by coordinate: each pass is one long strided loop over the
+    other axes.  Other host arrays take the plain ``ufunc(out, operand, out=out)``; other
+    namespaces' arrays the in-place operator (``ufunc`` one of ``np.add``, ``np.subtract``,
+    ``np.multiply``)."""
+    if not isinstance(out, np.ndarray):
+        return _INPLACE_OPERATORS[ufunc](out, operand)
+    if (isinstance(operand, np.ndarray) and out.ndim >= 2 and operand.ndim == out.ndim
+            and out.size >= COLUMN_WISE.get(out.shape[-1], math.inf)
             and not (operand.shape == out.shape and operand.flags.c_contiguous
                      and out.flags.c_contiguous)):
         last = operand.shape[-1] == 1
