@@ -657,15 +657,24 @@ def test_invalid_line_is_repaired_and_its_point_recomputed(tmp_path):
 FAST_CLAIM = next(c for c in DEMO_CLAIMS if c.id == FAST)
 
 
+def signal_as_gnu_timeout(proc):
+    """SIGTERM as GNU ``timeout`` sends it: to the command, then to its whole process group
+    (the workers too), so the command receives it twice in quick succession."""
+    os.kill(proc.pid, signal.SIGTERM)
+    os.killpg(proc.pid, signal.SIGTERM)
+
+
 @linux
-def test_sigterm_marks_the_run_interrupted(tmp_path):
+@pytest.mark.parametrize("terminate", [subprocess.Popen.terminate, signal_as_gnu_timeout],
+                         ids=["once", "process-and-group"])
+def test_sigterm_marks_the_run_interrupted(tmp_path, terminate):
     out = tmp_path / "out"
     proc = subprocess.Popen(cli(out, "--workers", "2"), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         wait_for(lambda: stored_lines(out) >= REPS, 60, "one stored point", proc)
         workers = pool_workers(proc.pid)
-        proc.terminate()
+        terminate(proc)
         _, stderr = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
@@ -679,6 +688,22 @@ def test_sigterm_marks_the_run_interrupted(tmp_path):
     while time.monotonic() < deadline and any(alive(w) for w in workers):
         time.sleep(0.05)
     assert not [w for w in workers if alive(w)]
+
+
+def test_a_second_sigterm_does_not_interrupt_the_cleanup():
+    from bilevel_theory.verify.cli import Terminated, _terminate_as_interrupt
+
+    cleaned = False
+    with pytest.raises(Terminated), _terminate_as_interrupt():
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler raises before this ends
+        finally:
+            os.kill(os.getpid(), signal.SIGTERM)  # e.g. GNU timeout's signal to the group
+            time.sleep(0.05)
+            cleaned = True
+    assert cleaned
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # restored afterwards
 
 
 SLOW_FIGURES = """

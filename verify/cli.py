@@ -117,10 +117,14 @@ class Terminated(KeyboardInterrupt):
 
 @contextlib.contextmanager
 def _terminate_as_interrupt():
-    """While the command runs, SIGTERM raises :class:`Terminated` in the main thread."""
+    """While the command runs, the first SIGTERM raises :class:`Terminated` in the main
+    thread; later ones are ignored, so that they cannot interrupt the cleanup it starts (GNU
+    ``timeout`` signals the command and then its process group: two SIGTERMs, and a second
+    exception inside a lock's release breaks the lock)."""
     import signal  # noqa: PLC0415
 
     def handler(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         raise Terminated()
 
     try:
