@@ -465,7 +465,7 @@ def test_compare_uses_the_store_rows_of_the_asked_seed(tmp_path):
     assert "CHANGED" not in res.output
     res = compare(out, baseline, "--only-present")
     assert res.exit_code == 0, res.output
-    assert "2 of 2 baseline verdicts unchanged (1 without results" in res.output
+    assert "2 of 2 baseline verdicts unchanged (1 without all their results" in res.output
     res = compare(out, baseline, "--only-present", "--seed", "7")  # no rows of seed 7
     assert res.exit_code == 2 and "nothing to compare" in res.output
     (out / "run.json").unlink()  # which seed was asked for is unknown now
@@ -478,6 +478,31 @@ def test_compare_uses_the_store_rows_of_the_asked_seed(tmp_path):
                                     "demo.geometric_bias": "holds"}))
     res = compare(out, baseline, "--only-present", "--seed", "0", "--catalogue", CATALOGUE)
     assert res.exit_code == 1 and "CHANGED  demo.variance_vs_n: violated -> holds" in res.output
+
+
+def test_compare_lists_a_partly_run_claim_without_judging_it(tmp_path):
+    out = tmp_path / "out"
+    claims = ["demo.variance_vs_n", "demo.wrong_exponent"]
+    run_suite(claims, "smoke", out, progress=False, catalogue=CATALOGUE)
+    path = out / "results.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    last = max(r["point"] for r in rows if r["claim"] == FAST)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows  # a run cut off before it
+                            if not (r["claim"] == FAST and r["point"] == last)))
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(json.dumps({FAST: "holds", "demo.wrong_exponent": "violated"}))
+    extra = ("--seed", "0", "--catalogue", CATALOGUE)
+    res = compare(out, baseline, "--only-present", *extra)
+    assert res.exit_code == 0, res.output
+    assert f"PARTIAL  {FAST}: holds in the baseline, {last} of {last + 1} points" in res.output
+    assert "CHANGED" not in res.output
+    assert "1 of 1 baseline verdicts unchanged (1 without all their results" in res.output
+    res = compare(out, baseline, *extra)  # a whole run must be whole
+    assert res.exit_code == 1 and "PARTIAL  " in res.output and "CHANGED" not in res.output
+    res = compare(out, baseline, "--only-present", "--json", *extra)
+    doc = json.loads(res.output)
+    assert doc["partial"] == [{"id": FAST, "points": last, "total_points": last + 1}]
+    assert doc["unchanged"] == ["demo.wrong_exponent"] and not doc["changed"]
 
 
 def test_compare_skips_mutants_missing_from_the_baseline(tmp_path):

@@ -580,48 +580,63 @@ def make_commands(after_verify: Callable[..., Any] | None = None) -> list[click.
                   help="base seed whose rows are compared (default: the seed of the run "
                        "recorded in RESULTS/run.json, else the only seed stored)")
     @click.option("--only-present", is_flag=True,
-                  help="compare only the baseline claims that have results in RESULTS (a "
-                       "subset run); a changed verdict still exits 1")
+                  help="compare only the baseline claims whose points are all in RESULTS (a "
+                       "subset or cut-off run; partly run claims are listed, not judged); a "
+                       "changed verdict still exits 1")
     @click.option("--json", "as_json", is_flag=True,
-                  help="print the comparison as JSON (changed, missing, new, unchanged)")
+                  help="print the comparison as JSON (changed, missing, partial, new, "
+                       "unchanged)")
     @_catalogue_option
     def compare(results, baseline, seed, only_present, as_json, catalogue) -> None:
         """Compare the verdicts in RESULTS (rebuilt from its store) with BASELINE (JSON:
-        claim id -> verdict); exit 1 listing every changed or missing verdict.  Mutants
-        (``CLAIM@MUTANT``) not in the baseline are skipped (``verify`` gates them)."""
+        claim id -> verdict); exit 1 listing every changed, missing or partly run verdict (a
+        partial run's verdict is not the claim's).  Mutants (``CLAIM@MUTANT``) not in the
+        baseline are skipped (``verify`` gates them)."""
         expected = read_baseline(baseline)
         entries = {e["id"]: e for e in read_summary(results, seed, catalogue)}
-        present = {cid for cid, e in entries.items() if e.get("status") != "missing"}
-        compared = [cid for cid in expected if not only_present or cid in present]
+        status = {cid: e.get("status") for cid, e in entries.items()}
+        complete = {cid for cid, s in status.items() if s not in ("missing", "partial")}
+        partial = [cid for cid in expected if status.get(cid) == "partial"]
+        compared = [cid for cid in expected if not only_present or cid in complete]
         if not compared:
-            raise ValueError(f"no claim of baseline {baseline} has results in {results} "
-                             "(--only-present): nothing to compare")
+            raise ValueError(f"no claim of baseline {baseline} has all its results in "
+                             f"{results} (--only-present): nothing to compare")
         changed = [cid for cid in compared
-                   if cid in present and entries[cid]["verdict"] != expected[cid]]
-        missing = [cid for cid in compared if cid not in present]
+                   if cid in complete and entries[cid]["verdict"] != expected[cid]]
+        missing = [cid for cid in compared if cid not in complete and cid not in partial]
         new = [cid for cid in entries
-               if cid in present and cid not in expected and MUTANT_SEP not in cid]
+               if cid in complete and cid not in expected and MUTANT_SEP not in cid]
+        failed = bool(changed or missing or (partial and not only_present))
         if as_json:
             click.echo(dumps_strict({
                 "changed": [{"id": c, "baseline": expected[c], "verdict": entries[c]["verdict"],
                              "reason": entries[c]["reason"]} for c in changed],
                 "missing": missing,
+                "partial": [{"id": c, "points": entries[c]["points"],
+                             "total_points": entries[c]["total_points"]} for c in partial],
                 "new": [{"id": c, "verdict": entries[c]["verdict"]} for c in new],
-                "unchanged": [c for c in compared if c not in changed and c not in missing],
+                "unchanged": [c for c in compared
+                              if c not in changed and c not in missing and c not in partial],
                 "not_compared": [c for c in expected if c not in compared]}, indent=1))
-            sys.exit(1 if changed or missing else 0)
+            sys.exit(1 if failed else 0)
         for cid in changed:
             e = entries[cid]
             click.echo(f"CHANGED  {cid}: {expected[cid]} -> {e['verdict']} ({e['reason']})")
         for cid in missing:
             click.echo(f"MISSING  {cid}: {expected[cid]} in the baseline, no result")
+        for cid in partial:
+            e = entries[cid]
+            click.echo(f"PARTIAL  {cid}: {expected[cid]} in the baseline, {e['points']} of "
+                       f"{e['total_points']} points run, not judged")
         for cid in new:
             click.echo(f"NEW      {cid}: {entries[cid]['verdict']} (not in the baseline)")
-        same = len(compared) - len(changed) - len(missing)
+        same = len([c for c in compared if c not in changed and c not in missing
+                    and c not in partial])
+        judged = len([c for c in compared if c not in partial])
         skipped = len(expected) - len(compared)
-        click.echo(f"{same} of {len(compared)} baseline verdicts unchanged"
-                   + (f" ({skipped} without results not compared: --only-present)"
+        click.echo(f"{same} of {judged} baseline verdicts unchanged"
+                   + (f" ({skipped} without all their results not compared: --only-present)"
                       if skipped else ""))
-        sys.exit(1 if changed or missing else 0)
+        sys.exit(1 if failed else 0)
 
     return [list_claims, show, verify, compare]
