@@ -918,8 +918,10 @@ def bounds() -> list:
         T,
         alpha,
         beta_sq,
+        c_beta,
         ell_f1,
         eta,
+        eta_inv,
         kappa_g,
         m,
         mu,
@@ -981,6 +983,19 @@ def bounds() -> list:
         "O(η²); a constant U_1 would make the bound grow as √T)",
         source=_src("Thm 4.1(a) at Cor 4.1's schedule", "[INFERRED]"),
         variables={"T": "rounds", "m": "clients"}))
+    _add(Bound(
+        "afbo.thm41a_floor_eta", THEORY_PAPER,
+        _src("Thm 4.1(a), its non-vanishing term C/(ημ_f) (Remark 1)", "[INFERRED]"),
+        ((_C - 2 * eta / mu_f * _b_afbo**2) / (eta * mu_f))
+        .subs({U_1: u_1 * eta**2, beta_sq: c_beta * eta**2}).subs(eta, 1 / eta_inv),
+        r"\lim_{T\to\infty}\mathbb{E}[V^T]", "le", {"eta_inv": "inverse step 1/η"},
+        ("Assumptions 4.1–4.6", "η μ_f < 1"),
+        (*_AFBO_NOTES, "T → ∞ at a constant η: (1 − ημ_f)^T E[V⁰] → 0 and "
+         "1 − (1 − ημ_f)^{T−1} → 1, leaving C/(ημ_f)",
+         "b → 0: the series truncation's N makes b² negligible (AFBO-R9); the APHE bias term "
+         "2b²/μ_f² is the one part of C/(ημ_f) no step controls",
+         "β_{t,k} ∝ η (Remark 2: 'sufficiently small learning rates η_t and β_{t,k}'), so "
+         "Σ_kβ² = c_βη²; AFBO-I2: U_1 = u_1η²")))
     _add(Bound(
         "afbo.cor41_strongly_convex", THEORY_PAPER, _src("Cor 4.1 (strongly convex)"),
         1 / T, r"\mathbb{E}\|x^T - x^*\|^2", "O", {"T": "rounds"}, ("η_t = 1/√T", "N = O(log T)"),

@@ -40,6 +40,7 @@ def test_laws_are_derived_from_rates():
     assert A.LAW_SC_THM.value == -0.5 and A.LAW_NC_T.value == -0.5
     assert A.LAW_NC_MIND.value == -1.0  # lim_{m→∞} of Cor. 4.1's form is 1/T
     assert A.LAW_STALE.value == 1.0
+    assert A.LAW_FLOOR_ETA.value == -1.0  # Thm 4.1(a)'s C/(ημ_f) = O(η) with β ∝ η (AFBO-R14)
     assert A.THM_B_M == 0.5  # the theorem's own exponent in m at η = √(m/T)
     assert A.FLOOR_EXPONENT == -0.5
     assert math.isnan(A.LAW_APHE_B.value) and math.isnan(A.LAW_FLOOR.value)
@@ -108,7 +109,8 @@ def test_sgd_floor_closed_form():
     assert s2 > _hypergradient_noise("series") > A.SIGMA**2 / A.M_DEFAULT
 
 
-@pytest.mark.parametrize("measure", [A.sc_noise_free, A.nc_rate_T, A.hetero_local])
+@pytest.mark.parametrize("measure", [A.sc_noise_free, A.nc_rate_T, A.hetero_local,
+                                     A.unbiased_floor])
 def test_measures_return_per_replicate_arrays(measure):
     out = measure(10, 2, 0)
     for key, val in out.items():
@@ -194,10 +196,27 @@ def test_every_claim_declares_its_conditions_and_runs_inside_where_it_says():
                 assert r["holds"] or not r["inside"], (c.id, budget, r["statement"])
     rate_ids = ("strongly_convex_rate_theorem", "strongly_convex_rate_random_truncation",
                 "strongly_convex_floor", "nonconvex_rate_T", "staleness_floor_vs_delay",
-                "strongly_convex_lower_level_rate")
+                "strongly_convex_lower_level_rate", "unbiased_floor_vs_step")
     for c in A.CLAIMS:
         if c.id.split(".")[1] in rate_ids:
             assert all(r["holds"] and r["inside"] for r in c.check_conditions("full")), c.id
+
+
+def test_step_claim_schedule_scales_the_inner_step_with_eta():
+    """AFBO-R14's schedule: η = 1/x ≤ a_1, β ∝ η with Kβ² = 1/T at η = a_1 and below it beyond,
+    T(η) rounds of at least six relaxation times 1/(ημ_Φ), N = ⌈κ_g log T⌉."""
+    C = A.floor_problem().constants
+    a1 = A.theorem_a1(C)
+    c = next(c for c in A.CLAIMS if c.id == "afbo.unbiased_floor_vs_step")
+    scheds = [A.floor_eta_schedule(x) for x in c.grid["full"]]
+    assert scheds[0]["outer_step"] == pytest.approx(a1, rel=1e-12)
+    for s in scheds:
+        eta, T = s["outer_step"], s["rounds"]
+        assert eta <= a1 * (1 + 1e-12) and eta * C["mu_phi"] * T >= 6
+        assert s["inner_step"] / eta == pytest.approx(scheds[0]["inner_step"] / a1, rel=1e-12)
+        assert 5 * s["inner_step"] ** 2 <= 1 / T * (1 + 1e-12)
+        assert s["neumann_steps"] >= math.ceil(C["kappa_g"] * math.log(T))
+    assert 5 * scheds[0]["inner_step"] ** 2 == pytest.approx(1 / scheds[0]["rounds"])
 
 
 def test_speedup_limit_is_outside_eta_le_a1_at_every_T():

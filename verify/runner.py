@@ -152,6 +152,9 @@ def _code_of_source(source: bytes) -> bytes:
 #: The layers whose code can change a stored metric or a verdict: the library, its problems and
 #: the whole verification package (claims, kit, runner, fit, verdict …); reports only render.
 DIGESTED = ("bilevel_theory", "bilevel_theory.problems", "bilevel_theory.verify")
+#: Subpackages of those that read the catalogue and never compute a row or a verdict: the
+#: coverage map (the papers' inventory of results), whose edits must not invalidate a store.
+NOT_DIGESTED = ("bilevel_theory.verify.coverage",)
 #: Packages whose versions can change a stored metric: rows are reused only under the same.
 VERSIONED = ("numpy", "scipy")
 
@@ -174,18 +177,30 @@ def code_digest(paths: Iterable[Path], roots: Sequence[Path] = ()) -> str:
     return h.hexdigest()[:16]
 
 
-@functools.cache
-def _source_digest(*files: str) -> str:
-    """Digest (:func:`code_digest`) of every module of the :data:`DIGESTED` packages
-    (subpackages included) and of ``files``, with the :data:`VERSIONED` packages' versions:
-    stored points are reused only by the same code under the same numerical libraries."""
+def digested_paths() -> tuple[list[Path], set[Path]]:
+    """``(roots, paths)``: the modules of the :data:`DIGESTED` packages (subpackages included)
+    but those of :data:`NOT_DIGESTED`, and the folders their names are relative to."""
     import importlib  # noqa: PLC0415
+
+    def folder(name: str) -> Path:
+        return Path(importlib.import_module(name).__file__).parent
 
     roots, paths = [], set()
     for name in DIGESTED:
-        root = Path(importlib.import_module(name).__file__).parent
+        root = folder(name)
         roots.append(root.parent)
         paths |= set(root.rglob("*.py")) if name != "bilevel_theory" else set(root.glob("*.py"))
+    for name in NOT_DIGESTED:
+        paths -= set(folder(name).rglob("*.py"))
+    return roots, paths
+
+
+@functools.cache
+def _source_digest(*files: str) -> str:
+    """Digest (:func:`code_digest`) of :func:`digested_paths` and of ``files``, with the
+    :data:`VERSIONED` packages' versions: stored points are reused only by the same code under
+    the same numerical libraries."""
+    roots, paths = digested_paths()
     paths |= {Path(f) for f in files if f}
     now = versions()
     stamp = ";".join(f"{n}={now[n]}" for n in VERSIONED)

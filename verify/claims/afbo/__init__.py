@@ -12,7 +12,8 @@ heterogeneity 1, ``upper_mu = 1``, structured storage, seed 1), **tiled**: ``m``
 ``m/4`` copies of the population, so Φ, ``x*`` and every constant are the same for every ``m``.
 Gradient noise is additive with ``E‖ξ‖² = σ² = 1`` on every stochastic gradient;
 Hessian/Jacobian products are exact (``σ_{g,2} = 0``, allowed by Assumption 4.4).  The
-staleness claim has its own instance (:func:`floor_problem`).
+staleness claim and the step claim (Remark 1's floor at a constant ``η``) have their own
+instance (:func:`floor_problem`).
 
 **Schedules** (Cor. 4.1; rates as stated, constants fixed by the conditions;
 :func:`bilevel_theory.afbo.theorem_schedule`): ``η = c/√T`` (strongly convex) or ``η =
@@ -41,7 +42,8 @@ Mutants are keywords of the measures (``truncation``, ``step``, ``steps``, ``ind
 **Modules.**  :mod:`.common` (constants, instances, schedules, shared runs, laws, Thm 4.1's
 conditions), :mod:`.bias` (APHE's bias, Thm 4.1's ``b``), :mod:`.rates` (Cor. 4.1's rates in
 ``T``, Thm 4.1(a), the noise floor), :mod:`.speedup` (the m-independent part, Cor. 4.1 /
-Remark 4), :mod:`.anarchy` (staleness, most recent updates, heterogeneous local iterations),
+Remark 4), :mod:`.anarchy` (staleness, most recent updates and their floor at a constant step,
+heterogeneous local iterations),
 :mod:`.inner_loop` (Lemma 4.2's tracking inequality in ``K`` and ``β``, under the inner delays).
 """
 
@@ -49,12 +51,14 @@ from __future__ import annotations
 
 from . import anarchy, bias, inner_loop, rates, speedup
 from .anarchy import (
+    floor_eta_schedule,
     floor_problem,
     floor_step,
     hetero_local,
     staleness_excess,
     staleness_theorem_bound,
     staleness_window,
+    unbiased_floor,
 )
 from .bias import aphe_fixed_lemma_ratio
 from .common import (
@@ -64,6 +68,7 @@ from .common import (
     LAW_APHE,
     LAW_APHE_B,
     LAW_FLOOR,
+    LAW_FLOOR_ETA,
     LAW_NC_MIND,
     LAW_NC_T,
     LAW_SC_COR,
@@ -89,11 +94,11 @@ CLAIMS = [*bias.CLAIMS, *rates.CLAIMS, *speedup.CLAIMS, *anarchy.CLAIMS, *inner_
 
 __all__ = [
     "BIAS_POINTS_SEED", "CLAIMS", "ETA_M", "FLOOR_EXPONENT", "LAW_APHE", "LAW_APHE_B",
-    "LAW_FLOOR", "LAW_NC_MIND", "LAW_NC_T", "LAW_SC_COR", "LAW_SC_LOWER", "LAW_SC_THM",
+    "LAW_FLOOR", "LAW_FLOOR_ETA", "LAW_NC_MIND", "LAW_NC_T", "LAW_SC_COR", "LAW_SC_LOWER", "LAW_SC_THM",
     "LAW_STALE", "M_DEFAULT", "M_SPEEDUP", "PAPER", "SIGMA", "THM_B_M", "T_MIN",
     "aphe_fixed_lemma_ratio", "birge_scaled", "corollary_form_misfit", "corollary_form_weights",
-    "floor_problem", "floor_step", "hetero_local", "nc_rate_T", "problem", "rate_eta_scale",
+    "floor_eta_schedule", "floor_problem", "floor_step", "hetero_local", "nc_rate_T", "problem", "rate_eta_scale",
     "rate_problem", "sc_lower_level", "sc_noise_free", "sc_random", "sc_theorem", "sgd_floor",
     "staleness_excess", "staleness_theorem_bound", "staleness_window", "theorem_a1",
-    "theorem_a2_min",
+    "theorem_a2_min", "unbiased_floor",
 ]
