@@ -606,6 +606,7 @@ def make_commands(after_verify: Callable[..., Any] | None = None) -> list[click.
         missing = [cid for cid in compared if cid not in complete and cid not in partial]
         new = [cid for cid in entries
                if cid in complete and cid not in expected and MUTANT_SEP not in cid]
+        unchanged = [c for c in compared if c not in {*changed, *missing, *partial}]
         failed = bool(changed or missing or (partial and not only_present))
         if as_json:
             click.echo(dumps_strict({
@@ -615,8 +616,7 @@ def make_commands(after_verify: Callable[..., Any] | None = None) -> list[click.
                 "partial": [{"id": c, "points": entries[c]["points"],
                              "total_points": entries[c]["total_points"]} for c in partial],
                 "new": [{"id": c, "verdict": entries[c]["verdict"]} for c in new],
-                "unchanged": [c for c in compared
-                              if c not in changed and c not in missing and c not in partial],
+                "unchanged": unchanged,
                 "not_compared": [c for c in expected if c not in compared]}, indent=1))
             sys.exit(1 if failed else 0)
         for cid in changed:
@@ -630,11 +630,9 @@ def make_commands(after_verify: Callable[..., Any] | None = None) -> list[click.
                        f"{e['total_points']} points run, not judged")
         for cid in new:
             click.echo(f"NEW      {cid}: {entries[cid]['verdict']} (not in the baseline)")
-        same = len([c for c in compared if c not in changed and c not in missing
-                    and c not in partial])
-        judged = len([c for c in compared if c not in partial])
+        judged = len(unchanged) + len(changed) + len(missing)
         skipped = len(expected) - len(compared)
-        click.echo(f"{same} of {judged} baseline verdicts unchanged"
+        click.echo(f"{len(unchanged)} of {judged} baseline verdicts unchanged"
                    + (f" ({skipped} without all their results not compared: --only-present)"
                       if skipped else ""))
         sys.exit(1 if failed else 0)

@@ -180,10 +180,10 @@ def code_digest(paths: Iterable[Path], roots: Sequence[Path] = ()) -> str:
 def digested_paths() -> tuple[list[Path], set[Path]]:
     """``(roots, paths)``: the modules of the :data:`DIGESTED` packages (subpackages included)
     but those of :data:`NOT_DIGESTED`, and the folders their names are relative to."""
-    import importlib  # noqa: PLC0415
+    import importlib.util  # noqa: PLC0415
 
-    def folder(name: str) -> Path:
-        return Path(importlib.import_module(name).__file__).parent
+    def folder(name: str) -> Path:  # found, not imported (the coverage map is not needed here)
+        return Path(importlib.util.find_spec(name).origin).parent
 
     roots, paths = [], set()
     for name in DIGESTED:

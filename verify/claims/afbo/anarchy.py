@@ -30,7 +30,6 @@ from .common import (
     SIGMA,
     SYNC_BASELINE_SEED,
     T_FLOOR,
-    TAIL,
     P,
     _distance,
     _out,
@@ -183,8 +182,7 @@ def unbiased_floor(eta_inv, replicates, seed, backend="numpy", *, naive=False):
     tr = run("afbo_naive" if naive else "afbo", p, rounds=T, replicates=replicates,
              seed=seed, backend=backend, delay=STRAGGLERS, inner_steps=K_INNER,
              truncation="series", x0=p.x_star, y0=p.y_star(p.x_star), **sc)
-    d = tr.distance_to(p.x_star)
-    out = _out(d[:, math.ceil((1.0 - TAIL) * T):].mean(axis=1), tr)
+    out = _out(_distance(tr, p), tr)
     out["rounds"] = per_replicate(T, replicates)
     out["inner_step"] = per_replicate(sc["inner_step"], replicates)
     return out
