@@ -1048,6 +1048,19 @@ def bounds() -> list:
         {"tau_excess": "mean outer delay minus 1", "eta": "step η"},
         notes=("afbo.staleness_term at τ̄ minus at τ̄ = 1: the delay-dependent part of the "
                "bound",)))
+    _floor_sc = _C / (eta * mu_f)
+    _add(Bound(
+        "afbo.thm41a_staleness_excess", THEORY_PAPER,
+        _src("Thm 4.1(a), its non-vanishing term C/(ημ_f) minus its synchronous value "
+             "(AFBO-R15)", "[INFERRED]"),
+        sp.simplify(sp.expand(_floor_sc - _floor_sc.subs(tau_bar, 1)).subs(
+            tau_bar, 1 + tau_excess)),
+        r"\lim_{T\to\infty}\mathbb{E}[V^T] - (\ldots)_{\tau_i^t = 1}", "le",
+        {"tau_excess": "mean outer delay minus 1", "eta": "step η"},
+        ("Assumptions 4.1–4.6", "η μ_f < 1"),
+        (*_AFBO_NOTES, "T → ∞ at a constant η leaves C/(ημ_f) (as afbo.thm41a_floor_eta); "
+         "its part that depends on the delay is 6ηD̂_fτ̄/μ_f, D̂_f a bound independent of the "
+         "delay (AFBO-R10)")))
     afbo_cor41_nc_m_indep = _add(Bound(
         "afbo.cor41_nonconvex_m_independent", THEORY_PAPER,
         _src("Cor 4.1 (nonconvex), the m-independent part"),

@@ -127,7 +127,7 @@ E_t = _sym("E_t", "E^t")
 C_lam = _sym("C_lambda", r"C_\lambda")
 c_eta, c_p, c_T = _sym("c_eta", r"c_\eta"), _sym("c_p"), _sym("c_T")
 c_rho, c_tau = _sym("c_rho", r"c_\rho"), _sym("c_tau", r"c_\tau")
-tau_excess = _sym("tau_excess", r"\bar{\tau} - 1")
+tau_excess = _sym("tau_excess", r"(\bar{\tau} - 1)")
 eta_inv = _sym("eta_inv", r"\eta^{-1}")      # a constant step's inverse, swept upwards
 c_beta = _sym("c_beta", r"c_\beta")           # Σ_kβ² = c_βη²: inner steps scaled with η
 

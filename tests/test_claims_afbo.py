@@ -16,7 +16,13 @@ from bilevel_theory.verify.claim import BUDGETS, MUTANT_KINDS
 from bilevel_theory.verify.claims import afbo as A
 from bilevel_theory.verify.claims.afbo.anarchy import _sync_floor
 from bilevel_theory.verify.claims.afbo.bias import _aphe_bias
-from bilevel_theory.verify.claims.afbo.common import _distance, _rate_schedule, _sc_run, _schedule
+from bilevel_theory.verify.claims.afbo.common import (
+    FLOOR_STEP_DIV,
+    _distance,
+    _rate_schedule,
+    _sc_run,
+    _schedule,
+)
 from bilevel_theory.verify.claims.afbo.rates import _hypergradient_noise
 from bilevel_theory.verify.fit import in_window
 
@@ -148,6 +154,38 @@ def test_staleness_measure_delay_mapping():
     assert base > 0 and np.all(np.isfinite(out["value"]))
 
 
+def test_strongly_convex_staleness_measure():
+    """Thm 4.1(a)'s delay sweep: the step claim's schedule at η = a_1/4 (T(η) rounds, β ∝ η),
+    BoundedDelay(3τ̄ − 2) with mean paper delay τ̄; the value is the stationary E‖x − x*‖²
+    minus the common synchronous baseline, and ``delay_term`` the bound's 6ησ_f²(τ̄ − 1)/μ_Φ."""
+    C = A.floor_problem().constants
+    out = A.sc_staleness_excess(3, 4, 0)
+    assert abs(out["tau_mean"].mean() - 4.0) < 0.2
+    base = _sync_floor(4, "numpy", "strongly_convex")
+    np.testing.assert_allclose(out["value"], out["floor"] - base, rtol=1e-12)
+    eta = A.floor_step()
+    np.testing.assert_allclose(out["delay_term"], 6 * eta * C["sigma_f2"] * 3 / C["mu_phi"])
+    sc = A.floor_eta_schedule(FLOOR_STEP_DIV / A.theorem_a1(C))
+    assert sc["outer_step"] == pytest.approx(eta, rel=1e-12)
+    assert sc["rounds"] * eta * C["mu_phi"] >= 6
+    assert base > 0 and base != _sync_floor(4, "numpy")  # not the nonconvex claim's baseline
+
+
+def test_straggler_measure_delay_mapping():
+    """Two stragglers of four uploading every s rounds: a straggler's stored update's age
+    cycles through 1 … s, so the mean paper delay is 1 + (s − 1)/4; the same synchronous baseline as the
+    strongly convex staleness claim."""
+    C = A.floor_problem().constants
+    for s in (2, 5):
+        out = A.straggler_excess(s - 1, 4, 0)
+        assert out["tau_mean"].mean() == pytest.approx(1 + (s - 1) / 4, abs=0.01)
+        base = _sync_floor(4, "numpy", "strongly_convex")
+        np.testing.assert_allclose(out["value"], out["floor"] - base, rtol=1e-12)
+        np.testing.assert_allclose(out["delay_term"],
+                                   6 * A.floor_step() * C["sigma_f2"] * (s - 1) / 4
+                                   / C["mu_phi"])
+
+
 def test_claims_metadata():
     mathtext = pytest.importorskip("matplotlib.mathtext")
     parser = mathtext.MathTextParser("agg")
@@ -196,7 +234,8 @@ def test_every_claim_declares_its_conditions_and_runs_inside_where_it_says():
                 assert r["holds"] or not r["inside"], (c.id, budget, r["statement"])
     rate_ids = ("strongly_convex_rate_theorem", "strongly_convex_rate_random_truncation",
                 "strongly_convex_floor", "nonconvex_rate_T", "staleness_floor_vs_delay",
-                "strongly_convex_lower_level_rate", "unbiased_floor_vs_step")
+                "strongly_convex_lower_level_rate", "unbiased_floor_vs_step",
+                "strongly_convex_staleness_vs_delay", "straggler_staleness_vs_slowdown")
     for c in A.CLAIMS:
         if c.id.split(".")[1] in rate_ids:
             assert all(r["holds"] and r["inside"] for r in c.check_conditions("full")), c.id

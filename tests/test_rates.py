@@ -311,6 +311,11 @@ def test_afbo_theorem_at_corollary_schedule():
 
 def test_afbo_staleness_and_aphe():
     assert r.leading_exponent(B["afbo.staleness_term"], tau_bar) == 1
+    # Thm 4.1(a)'s floor C/(ημ_f) minus its synchronous value: 6ηD̂_f(τ̄ − 1)/μ_f
+    sc = B["afbo.thm41a_staleness_excess"]
+    eta, D, mu_f, x = (S[k] for k in ("eta", "D_hat_f", "mu_f", "tau_excess"))
+    assert sp.simplify(sc.expr - 6 * eta * D * x / mu_f) == 0
+    assert r.leading_exponent(sc, x) == 1
     assert same(r.geometric_ratio(B["afbo.aphe_bias"], m), (kg - 1) / kg)
 
 

@@ -12,8 +12,8 @@ heterogeneity 1, ``upper_mu = 1``, structured storage, seed 1), **tiled**: ``m``
 ``m/4`` copies of the population, so Φ, ``x*`` and every constant are the same for every ``m``.
 Gradient noise is additive with ``E‖ξ‖² = σ² = 1`` on every stochastic gradient;
 Hessian/Jacobian products are exact (``σ_{g,2} = 0``, allowed by Assumption 4.4).  The
-staleness claim and the step claim (Remark 1's floor at a constant ``η``) have their own
-instance (:func:`floor_problem`).
+staleness claims (Thm 4.1(b) and (a) in the delay) and the step claim (Remark 1's floor at a
+constant ``η``) have their own instance (:func:`floor_problem`).
 
 **Schedules** (Cor. 4.1; rates as stated, constants fixed by the conditions;
 :func:`bilevel_theory.afbo.theorem_schedule`): ``η = c/√T`` (strongly convex) or ``η =
@@ -42,7 +42,7 @@ Mutants are keywords of the measures (``truncation``, ``step``, ``steps``, ``ind
 **Modules.**  :mod:`.common` (constants, instances, schedules, shared runs, laws, Thm 4.1's
 conditions), :mod:`.bias` (APHE's bias, Thm 4.1's ``b``), :mod:`.rates` (Cor. 4.1's rates in
 ``T``, Thm 4.1(a), the noise floor), :mod:`.speedup` (the m-independent part, Cor. 4.1 /
-Remark 4), :mod:`.anarchy` (staleness, most recent updates and their floor at a constant step,
+Remark 4), :mod:`.anarchy` (staleness in both cases, most recent updates and their floor at a constant step,
 heterogeneous local iterations),
 :mod:`.inner_loop` (Lemma 4.2's tracking inequality in ``K`` and ``β``, under the inner delays).
 """
@@ -55,9 +55,11 @@ from .anarchy import (
     floor_problem,
     floor_step,
     hetero_local,
+    sc_staleness_excess,
     staleness_excess,
     staleness_theorem_bound,
     staleness_window,
+    straggler_excess,
     unbiased_floor,
 )
 from .bias import aphe_fixed_lemma_ratio
@@ -94,11 +96,12 @@ CLAIMS = [*bias.CLAIMS, *rates.CLAIMS, *speedup.CLAIMS, *anarchy.CLAIMS, *inner_
 
 __all__ = [
     "BIAS_POINTS_SEED", "CLAIMS", "ETA_M", "FLOOR_EXPONENT", "LAW_APHE", "LAW_APHE_B",
-    "LAW_FLOOR", "LAW_FLOOR_ETA", "LAW_NC_MIND", "LAW_NC_T", "LAW_SC_COR", "LAW_SC_LOWER", "LAW_SC_THM",
-    "LAW_STALE", "M_DEFAULT", "M_SPEEDUP", "PAPER", "SIGMA", "THM_B_M", "T_MIN",
-    "aphe_fixed_lemma_ratio", "birge_scaled", "corollary_form_misfit", "corollary_form_weights",
-    "floor_eta_schedule", "floor_problem", "floor_step", "hetero_local", "nc_rate_T", "problem", "rate_eta_scale",
-    "rate_problem", "sc_lower_level", "sc_noise_free", "sc_random", "sc_theorem", "sgd_floor",
-    "staleness_excess", "staleness_theorem_bound", "staleness_window", "theorem_a1",
-    "theorem_a2_min", "unbiased_floor",
+    "LAW_FLOOR", "LAW_FLOOR_ETA", "LAW_NC_MIND", "LAW_NC_T", "LAW_SC_COR", "LAW_SC_LOWER",
+    "LAW_SC_THM", "LAW_STALE", "M_DEFAULT", "M_SPEEDUP", "PAPER", "SIGMA", "THM_B_M", "T_MIN",
+    "aphe_fixed_lemma_ratio", "birge_scaled", "corollary_form_misfit",
+    "corollary_form_weights", "floor_eta_schedule", "floor_problem", "floor_step",
+    "hetero_local", "nc_rate_T", "problem", "rate_eta_scale", "rate_problem", "sc_lower_level",
+    "sc_noise_free", "sc_random", "sc_staleness_excess", "sc_theorem", "sgd_floor",
+    "staleness_excess", "staleness_theorem_bound", "staleness_window", "straggler_excess",
+    "theorem_a1", "theorem_a2_min", "unbiased_floor",
 ]

@@ -173,6 +173,7 @@ LAW_NC_T = law("afbo.cor41_nonconvex", "exponent", "T")                       # 
 LAW_NC_MIND = law("afbo.cor41_nonconvex_m_independent", "exponent", "T")      # −1
 LAW_STALE = law("afbo.staleness_excess", "exponent", "tau_excess")            # +1
 LAW_FLOOR_ETA = law("afbo.thm41a_floor_eta", "exponent", "eta_inv")          # −1
+LAW_SC_STALE = law("afbo.thm41a_staleness_excess", "exponent", "tau_excess")  # +1
 LAW_APHE_B = law("afbo.aphe_bias", "bound")                                   # explicit b
 LAW_FLOOR = law("afbo.sgd_floor", "bound")                                    # explicit floor
 LAW_APHE = law("afbo.aphe_bias", "log_ratio", "m",
