@@ -64,7 +64,8 @@ class Result:
             controls and defects of the released code are listed but never count).
         headline: a main theorem, corollary, or their speedup/complexity remarks.
         checkable: whether quadratic instances can test it; when not, ``why_not`` says why.
-        reason: why a full test (every variable swept) is out of reach on this machine.
+        reason: why a full test (every variable swept) is out of reach on this machine;
+            for a full one, how its variables are swept or its words read.
         sweeps: ``claim id -> canonical variable`` where a claim's grid walks this result's
             own schedule (e.g. ``T = T(ε)``), so that its sweep is one of this statement's
             variables rather than the one its notation names.

@@ -49,7 +49,7 @@ def _status(a: Assessed) -> str:
     if a.status == NOT_CHECKABLE:
         return f"n/a: {a.result.why_not}"
     if a.status == "full":
-        return "full"
+        return f"full: {a.result.reason}" if a.result.reason else "full"
     text = f"{a.status} (missing {', '.join(a.missing)})"
     return f"{text}: {a.result.reason}" if a.result.reason else text
 
