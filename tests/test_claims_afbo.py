@@ -173,8 +173,8 @@ def test_strongly_convex_staleness_measure():
 
 def test_straggler_measure_delay_mapping():
     """Two stragglers of four uploading every s rounds: a straggler's stored update's age
-    cycles through 1 … s, so the mean paper delay is 1 + (s − 1)/4; the same synchronous baseline as the
-    strongly convex staleness claim."""
+    cycles through 1 … s, so the mean paper delay is 1 + (s − 1)/4; the same synchronous
+    baseline as the strongly convex staleness claim."""
     C = A.floor_problem().constants
     for s in (2, 5):
         out = A.straggler_excess(s - 1, 4, 0)

@@ -26,10 +26,10 @@ claim says otherwise.  The speedup claims and ``no_bias_bounded_delays``,
 inverse-Hessian estimate (lemma AFBO-L1 in ``docs/papers/afbo.md``: in every eigendirection it
 is at most ``1/e`` of the inverse).  ``afbo.aphe_bias`` checks the lemma's consequence against
 Thm 4.1's ``b`` in ``m`` and ``afbo.aphe_bias_vs_kappa`` in ``κ_g`` (``m = U = 16``, the
-population's knob solved for ``κ_g``); ``afbo.strongly_convex_rate`` shows the resulting wrong limit point.  So that
-the rates are tested apart from that bias, the other claims run FedNest/FedMBO's random
-truncation (``"random"``) or its expectation, the truncated series (``"series"``), with
-``N ≥ ⌈κ_g log T⌉`` (AFBO-R9).
+population's knob solved for ``κ_g``); ``afbo.strongly_convex_rate`` shows the resulting wrong
+limit point.  So that the rates are tested apart from that bias, the other claims run
+FedNest/FedMBO's random truncation (``"random"``) or its expectation, the truncated series
+(``"series"``), with ``N ≥ ⌈κ_g log T⌉`` (AFBO-R9).
 
 **Noise floors.**  The strongly convex claims start at ``(x*, y*(x*))`` and estimate
 ``E‖x^T − x*‖²`` by the mean of ``‖x^t − x*‖²`` over ``t ≥ T/2``, where the law of ``x^t`` is
@@ -42,9 +42,9 @@ Mutants are keywords of the measures (``truncation``, ``step``, ``steps``, ``ind
 **Modules.**  :mod:`.common` (constants, instances, schedules, shared runs, laws, Thm 4.1's
 conditions), :mod:`.bias` (APHE's bias, Thm 4.1's ``b``), :mod:`.rates` (Cor. 4.1's rates in
 ``T``, Thm 4.1(a), the noise floor), :mod:`.speedup` (the m-independent part, Cor. 4.1 /
-Remark 4), :mod:`.anarchy` (staleness in both cases, most recent updates and their floor at a constant step,
-heterogeneous local iterations),
-:mod:`.inner_loop` (Lemma 4.2's tracking inequality in ``K`` and ``β``, under the inner delays).
+Remark 4), :mod:`.anarchy` (staleness in both cases, most recent updates and their floor at a
+constant step, heterogeneous local iterations), :mod:`.inner_loop` (Lemma 4.2's tracking
+inequality in ``K`` and ``β``, under the inner delays).
 """
 
 from __future__ import annotations

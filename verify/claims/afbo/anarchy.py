@@ -79,7 +79,7 @@ def _floor_run(delay, replicates, seed, backend, stale_weighting="none", case="n
         sc = theorem_schedule(T, p.clients, K_INNER, case="nonconvex", kappa_g=C["kappa_g"],
                               beta_max=1.0 / (2.0 * C["ell_g1"]))
     else:
-        sc = floor_eta_schedule(FLOOR_STEP_DIV / theorem_a1(C))
+        sc = _sc_floor_schedule()
         T = sc.pop("rounds")
     sc["outer_step"] = floor_step()
     return run("afbo", p, rounds=T, replicates=replicates, seed=seed, backend=backend,
@@ -236,6 +236,11 @@ def floor_eta_schedule(eta_inv: float) -> dict:
                 neumann_steps=sc["neumann_steps"])
 
 
+def _sc_floor_schedule() -> dict:
+    """:func:`floor_eta_schedule` at the staleness claims' ``η = a_1/4`` (a fresh dict)."""
+    return floor_eta_schedule(FLOOR_STEP_DIV / theorem_a1(floor_problem().constants))
+
+
 def unbiased_floor(eta_inv, replicates, seed, backend="numpy", *, naive=False):
     """AFBO's non-vanishing term at a constant step: ``E‖x − x*‖²`` (the mean of
     ``‖x^t − x*‖²`` over ``t ≥ T/2``) after ``T(η)`` rounds from ``(x*, y*(x*))`` at
@@ -286,9 +291,8 @@ def _floor_conditions() -> tuple[Condition, ...]:
 
 
 def _sc_floor_conditions() -> tuple[Condition, ...]:
-    C = floor_problem().constants
-    sc = floor_eta_schedule(FLOOR_STEP_DIV / theorem_a1(C))
-    return theorem_conditions(C, lambda x: floor_step(), lambda x: sc["inner_step"],
+    sc = _sc_floor_schedule()
+    return theorem_conditions(floor_problem().constants, lambda x: floor_step(), lambda x: sc["inner_step"],
                               rounds=lambda x: sc["rounds"],
                               neumann=lambda x: sc["neumann_steps"], strongly_convex=True)
 

@@ -24,6 +24,9 @@ Claims (``id``: kind, variable, role):
   fixed schedule; Alg. 3's random ``N'`` executes ``2T + N' + 3 ≤ 2T + N + 2``, beside it,
   FEDNEST-R1) / ``T + 1``; ``fednest.rounds_per_epoch_vs_T`` / ``lfednest.rounds_per_epoch_vs_N``
   the same counts in the other variable (``T`` at ``N = 4``; ``N`` at ``T = 3``).
+* ``fednest.rounds_vs_local_steps``: at_most ``−1`` in ``τ`` (confirmation, §4.1 / Fig. 2(c)):
+  the rounds to bring Thm 3.1's average stationarity below a target fall as ``1/τ`` at a
+  fixed local step (FEDNEST-R13); mutant ``local_step_over_tau`` caught.
 * ``fednest.bilevel_rate`` / ``minimax_rate`` / ``compositional_rate`` /
   ``fedsvrg_single_level``: at_most ``−1/2`` in ``K`` (confirmations; Cor. 3.1–3.3, Thm 3.2).
 * ``fednest.kappa_iterations`` / ``minimax_kappa_iterations``: at_most ``0`` in ``κ_g`` /
@@ -55,11 +58,12 @@ Every measure builds its instance from a fixed seed (the instance does not chang
 points or replicates); the point seed drives the algorithm's randomness only.  Mutants are
 keyword arguments of the measures (``Claim.mutants``).
 
-The claims are grouped by family of results, one module each, in catalogue order:
-``estimator`` (Lemma 2.2), ``kappa`` (Lemma 2.2 in κ_g), ``client_drift`` (§2.5), ``communication`` (§2.6), ``convergence``
-(Cor 3.1, 3.2), ``kappa_complexity`` (Cor 3.1, 3.2 in κ), ``linear_minimax`` (§4.3), ``special_cases`` (Cor 3.3, Thm 3.2),
-``heterogeneity_bias`` (LFedNest) and ``truncation_floor`` (Thm 3.1 at σ = 0); ``common`` holds
-what several of them share (claim factories, rate-claim settings, hypotheses).
+The claims are grouped by family of results, one module each, in catalogue order: ``estimator``
+(Lemma 2.2), ``kappa`` (Lemma 2.2 in κ_g), ``client_drift`` (§2.5), ``communication`` (§2.6),
+``local_steps`` (Fig. 2(c)), ``convergence`` (Cor 3.1, 3.2), ``kappa_complexity`` (Cor 3.1, 3.2
+in κ), ``linear_minimax`` (§4.3), ``special_cases`` (Cor 3.3, Thm 3.2), ``heterogeneity_bias``
+(LFedNest) and ``truncation_floor`` (Thm 3.1 at σ = 0); ``common`` holds what several of them
+share (claim factories, rate-claim settings, hypotheses).
 """
 
 from __future__ import annotations
@@ -73,6 +77,7 @@ from . import (
     kappa,
     kappa_complexity,
     linear_minimax,
+    local_steps,
     special_cases,
     truncation_floor,
 )
@@ -113,6 +118,7 @@ CLAIMS = [
     *kappa.CLAIMS,
     *client_drift.CLAIMS,
     *communication.CLAIMS,
+    *local_steps.CLAIMS,
     *convergence.CLAIMS,
     *kappa_complexity.CLAIMS,
     *linear_minimax.CLAIMS,
