@@ -953,7 +953,8 @@ def bounds() -> list:
         "afbo.lemma42", THEORY_PAPER, _src("Lemma 4.2"),
         4 * (sigma_g**2 + sigma_g1**2) * K_in * beta**2 + (1 - beta * mu) ** K_in * D_y,
         r"\mathbb{E}\|y^{t+1} - y^*(x^t)\|^2", "le",
-        {"K": "inner steps", "beta": "inner step β"}, ("Assumptions 4.1–4.6", "β < 1/(2ℓ_{g,1})"),
+        {"K": "inner steps", "beta": "inner step β"},
+        ("Assumptions 4.1–4.5 (not 4.6: no delay bound)", "β ≤ 1/(2ℓ_{g,1})"),
         ("constant β_{t,k} = β, so Σ_kβ² = Kβ² and Π_k(1 − βμ_g) = (1 − βμ_g)^K; D_y = "
          "E‖y^t − y*(x^t)‖²; μ = μ_g",)))
     _U2 = 1 + 4 * M_f * L_y * eta + alpha * L_y * D_hat**2 * eta**2 / 2

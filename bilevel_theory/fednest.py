@@ -599,7 +599,7 @@ def bounds() -> list:
         "fednest.thm31_rounds_vs_tau", THEORY_PAPER,
         _src("Thm 3.1's 1/(ᾱK) term at α_k = τα_i (§4.1, Fig. 2(c))", "[INFERRED]"),
         (2 * T + N + 3) / (tau * alpha * eps),
-        r"\mathrm{rounds\ until}\ " + _STAT + r" \le \epsilon", "O",
+        r"\mathrm{rounds\ until}\ " + _STAT + r" \leq \epsilon", "O",
         {"tau": "local steps of FedOut", "epsilon": "target of the average stationarity"},
         ("α_i = α_k/τ fixed (Fig. 2(c)), α_k ≤ min{ᾱ_1, ᾱ_2, ᾱ_3}", "β_k = β̄α_k/T",
          "ε above the bound's noise and b² terms"),

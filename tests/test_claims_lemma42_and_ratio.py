@@ -33,6 +33,30 @@ def test_lemma42_start_is_along_the_slowest_direction_and_off_by_one_moves_nothi
     assert out["value"][0] > out["bound"][0]
 
 
+def test_periodic_uploads_overshoot_as_lemma_afbo_l4_says():
+    """With every client uploading every ρ = K = 8 inner steps the round applies the step-0
+    gradient K times: along the top direction v the mean error is ‖(1 − Kβλ_max)·50v‖², the
+    gradient noise only adding to it (AFBO-L4); far above Lemma 4.2's bound.  The start is
+    along v, and at ρ = 1 the periodic schedule is the synchronous one."""
+    x, ys, y0 = IL._start(fast=True)
+    A = np.asarray(IL.problem().closed_form.A)
+    v = (y0 - ys) / IL.OFFSET
+    assert v @ A @ v == pytest.approx(np.linalg.eigvalsh(A)[-1])
+    out = IL.lemma42_vs_delay(8, 64, 1)
+    floor = IL.overshoot(8) * IL.OFFSET ** 2
+    assert floor > 1.5 * IL.OFFSET ** 2
+    # E value = floor + the noise's variance; the sample mean's error is the cross term's
+    se = out["value"].std(ddof=1) / np.sqrt(out["value"].size)
+    assert floor - 4 * se < out["value"].mean() < 1.05 * floor + 4 * se
+    assert out["value"].mean() > 5 * out["bound"][0]
+    repaired = IL.lemma42_vs_delay(8, 64, 1, delay_scaled=True)
+    beta = IL.STEP_FRACTION * IL._beta_max() / 8
+    assert repaired["bound"][0] == pytest.approx(IL.lemma42_bound(IL.K_DELAY, beta, fast=True))
+    assert repaired["value"].mean() < repaired["bound"][0]
+    np.testing.assert_array_equal(IL.lemma42_vs_delay(1, 8, 2)["value"],
+                                  IL.lemma42_vs_delay(1, 8, 2)["value"])
+
+
 def test_ratio_instances_are_copies_with_the_theorem_instance_constants():
     base = ST.thm1_problem()
     big = ST.ratio_problem(400)
@@ -50,6 +74,7 @@ def test_ratio_instances_are_copies_with_the_theorem_instance_constants():
 @pytest.mark.parametrize("cid, grid, reps", [
     ("afbo.inner_loop_lemma42_vs_K", (1, 4, 16), 32),
     ("afbo.inner_loop_lemma42_vs_step", (1 / 16, 1 / 4, 0.99), 32),
+    ("afbo.inner_loop_lemma42_vs_delay", (1, 4, 8), 32),
     ("fedmbo.stationarity_vs_clients_at_ratio", (100, 200, 400), 64),
 ])
 def test_claim_and_mutants_reach_their_verdicts_on_a_short_grid(cid, grid, reps,

@@ -44,7 +44,7 @@ conditions), :mod:`.bias` (APHE's bias, Thm 4.1's ``b``), :mod:`.rates` (Cor. 4.
 ``T``, Thm 4.1(a), the noise floor), :mod:`.speedup` (the m-independent part, Cor. 4.1 /
 Remark 4), :mod:`.anarchy` (staleness in both cases, most recent updates and their floor at a
 constant step, heterogeneous local iterations), :mod:`.inner_loop` (Lemma 4.2's tracking
-inequality in ``K`` and ``β``, under the inner delays).
+inequality in ``K`` and ``β`` under the inner delays, and in the inner delay bound ``ρ_M``).
 """
 
 from __future__ import annotations

@@ -14,6 +14,13 @@ lemma has no delay term; the claims check it under the delays AFBO runs with.  A
 squared error contracts by about ``(1 − βμ_g)^{2K}`` against the lemma's ``(1 − βμ_g)^K``, so
 the ratio is tightest at ``K = 1`` (≈ 0.84 at ``β = 0.99/(2ℓ_{g,1})``) and at small ``β``
 (≈ 0.96 at ``β_max/16``, ``K = 4``).
+
+**In the inner delay** (``afbo.inner_loop_lemma42_vs_delay``, a finding, AFBO-L4).  With every
+client uploading every ``ρ`` inner steps together (``Periodic``: Assumption 4.6 with
+``ρ_M = ρ``), the server applies one stored gradient ``ρ`` times, and along the top eigenvector
+``v`` of the mean ``∇²_{yy}g`` (eigenvalue ``λ_max``) the error is multiplied by
+``1 − ρβλ_max`` per upload: at ``β = 0.99/(2ℓ_{g,1})`` it grows once ``ρβλ_max > 2``.  The
+round starts at ``y* + 50v``.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import numpy as np
 import sympy as sp
 
 from bilevel_theory import rates, run
-from bilevel_theory.afbo import BoundedDelay
+from bilevel_theory.afbo import BoundedDelay, Periodic
 
 from ...claim import Condition, Mutant, per_budget
 from ...kit import law, lower_level_conditions, per_replicate, slow_direction
@@ -37,13 +44,23 @@ OUTER_STEP = 1e-3   # the round's outer step (y^{t+1} is computed before it)
 LEMMA42 = rates.BOUNDS["afbo.lemma42"]
 
 
+K_DELAY = 8         # inner steps of the delay sweep: ρ ≤ K, so every period acts in the round
+
+
+def fast_direction(prob) -> np.ndarray:
+    """The unit top eigenvector of ``Ā = mean_i ∇²_{yy}g_i``: where a stale step overshoots."""
+    return np.linalg.eigh(prob.host.closed_form.A)[1][:, -1]
+
+
 @functools.cache
-def _start() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(x^t, y*(x^t), y^t)`` on the 4-client population: ``x^t = x*``, ``y^t = y* + 50w``."""
+def _start(fast: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(x^t, y*(x^t), y^t)`` on the 4-client population: ``x^t = x*``, ``y^t = y* + 50w``
+    (``fast``: ``y* + 50v``, :func:`fast_direction`)."""
     prob = problem()
     x = np.asarray(prob.x_star, float)
     ys = np.asarray(prob.y_star(x), float)
-    return x, ys, ys + OFFSET * slow_direction(prob)
+    d = fast_direction(prob) if fast else slow_direction(prob)
+    return x, ys, ys + OFFSET * d
 
 
 def _beta_max() -> float:
@@ -57,31 +74,36 @@ def _rhs():
     return sp.lambdify([LEMMA42.symbol(n) for n in names], LEMMA42.expr)
 
 
-def lemma42_bound(K: int, beta: float) -> float:
+def lemma42_bound(K: int, beta: float, fast: bool = False) -> float:
     """Lemma 4.2's right-hand side at the claims' start (``afbo.lemma42`` evaluated)."""
     c = problem().constants
-    x, ys, y0 = _start()
+    x, ys, y0 = _start(fast)
     return float(_rhs()(K, beta, c["mu_g"], float((y0 - ys) @ (y0 - ys)),
                         c["sigma_g2"] ** 0.5, c["sigma_g12"] ** 0.5))
 
 
 def lemma42(K: int, beta: float, replicates: int, seed: int, backend: str, *,
-            executed: int | None = None, step_factor: float = 1.0) -> dict:
+            executed: int | None = None, step_factor: float = 1.0, period: int | None = None
+            ) -> dict:
     """One AFBO round with ``K`` inner steps of ``β`` from :func:`_start`: ``value`` =
     ``‖y^{t+1} − y*(x^t)‖²``, ``bound`` = :func:`lemma42_bound`.  Mutants: ``executed`` inner
     steps run instead of ``K`` (0: the loop does nothing, ``y^{t+1} = y^t``); steps
-    ``step_factor·β`` taken while the bound is evaluated at ``β``."""
-    x, ys, y0 = _start()
+    ``step_factor·β`` taken while the bound is evaluated at ``β``.  ``period``: inner uploads
+    ``Periodic(period)`` for every client from ``y* + 50v`` (outer loop synchronous) instead of
+    ``BoundedDelay(3)`` from ``y* + 50w``."""
+    fast = period is not None
+    x, ys, y0 = _start(fast)
     steps = int(K) if executed is None else int(executed)
     if steps == 0:
         value = np.full(replicates, float((y0 - ys) @ (y0 - ys)))
     else:
+        delays = (dict(delay="sync", inner_delay=Periodic([int(period)] * problem().clients))
+                  if fast else dict(delay=BoundedDelay(DELAY)))
         tr = run("afbo", problem(), rounds=1, replicates=replicates, seed=seed,
                  backend=backend, x0=x, y0=y0, inner_steps=steps,
-                 inner_step=step_factor * float(beta), outer_step=OUTER_STEP,
-                 delay=BoundedDelay(DELAY))
+                 inner_step=step_factor * float(beta), outer_step=OUTER_STEP, **delays)
         value = ((tr.y[:, 1] - ys) ** 2).sum(axis=-1)
-    return {"value": value, "bound": per_replicate(lemma42_bound(int(K), float(beta)),
+    return {"value": value, "bound": per_replicate(lemma42_bound(int(K), float(beta), fast),
                                                    replicates),
             "beta": per_replicate(float(beta), replicates)}
 
@@ -99,17 +121,57 @@ def lemma42_vs_step(fraction, replicates, seed, backend="numpy", *, step_factor:
                    step_factor=step_factor)
 
 
+def lemma42_vs_delay(period, replicates, seed, backend="numpy", *,
+                     delay_scaled: bool = False):
+    """Lemma 4.2 at ``K = 8``, ``β = 0.99/(2ℓ_{g,1})`` with every client uploading every
+    ``period`` inner steps (``delay_scaled``: the step ``β/ρ_M`` taken and the bound evaluated
+    there, the repair)."""
+    rho = int(period)
+    beta = STEP_FRACTION * _beta_max() / (rho if delay_scaled else 1)
+    return lemma42(K_DELAY, beta, replicates, seed, backend, period=rho)
+
+
+def overshoot(period: int, beta: float | None = None) -> float:
+    """``(1 − ρβλ_max)²``: the squared factor of one stale period along :func:`fast_direction`
+    (AFBO-L4), against the lemma's ``(1 − βμ_g)^ρ`` over the same ``ρ`` steps."""
+    prob = problem()
+    lam = float(np.linalg.eigvalsh(prob.host.closed_form.A)[-1])
+    b = STEP_FRACTION * _beta_max() if beta is None else beta
+    return (1.0 - int(period) * b * lam) ** 2
+
+
 # ============================================================================ conditions
 def _conditions(fraction_of) -> tuple[Condition, ...]:
     """Lemma 4.2's hypotheses on the population: ``μ_g > 0``, ``‖∇²_{yy}g_i‖ ≤ ℓ_{g,1}`` and
     the step cap ``β < 1/(2ℓ_{g,1})`` (AFBO-R12) with ``β = fraction_of(v)·β_max``; the delays
-    are bounded by construction (``BoundedDelay(3)``, Assumption 4.6)."""
+    are bounded by construction (``BoundedDelay(3)``, or ``Periodic(ρ)``: Assumption 4.6 with
+    ``ρ_M = ρ``, which Lemma 4.2 does not even assume)."""
     return (
         *lower_level_conditions(problem(), "g_i μ_g-strongly convex in y, μ_g > 0 (Assumption "
                                 "4.2)", "‖∇²_{yy}g_i‖ ≤ ℓ_{g,1} (Assumption 4.1)"),
         Condition("β_{t,k} < 1/(2ℓ_{g,1}) (Lemma 4.2; AFBO-R12)",
                   lambda v: fraction_of(v) * _beta_max(), lambda v: _beta_max(), relation="<"),
     )
+
+
+def _delay_reason() -> str:
+    """Why ``afbo.inner_loop_lemma42_vs_delay`` is violated, with this population's numbers."""
+    c = problem().constants
+    lam = float(np.linalg.eigvalsh(problem().host.closed_form.A)[-1])
+    beta = STEP_FRACTION * _beta_max()
+    lemma = (1 - beta * c["mu_g"]) ** K_DELAY
+    return (
+        "AFBO's server steps with each client's most recent inner gradient, so with every "
+        "client uploading every ρ inner steps (Periodic(ρ): Assumption 4.6 with ρ_M = ρ) it "
+        "applies one stored gradient ρ times: after a period y − y* = (I − ρβĀ)(y_s − y*) plus "
+        f"noise, Ā the mean ∇²_{{yy}}g.  Along its top eigenvector (λ_max = "
+        f"{lam / c['ell_g1']:.2f}ℓ_{{g,1}} on this population) the squared error is multiplied "
+        f"by (1 − ρβλ_max)², which at β = {STEP_FRACTION:g}/(2ℓ_{{g,1}}) and ρ = K = {K_DELAY} "
+        f"is {overshoot(K_DELAY):.2f} (AFBO-L4), while the lemma allows (1 − βμ_g)^{K_DELAY} = "
+        f"{lemma:.2f} plus its variance term.  The lemma has no ρ_M (its step cap ignores the "
+        "delay): at the cap the stale steps overshoot once ρβλ_max > 2, and the lemma's "
+        "contraction is lost before that.  Repair: the step β/ρ_M (the bound at that step), "
+        "below the bound at every ρ.")
 
 
 # ============================================================================ claims
@@ -150,4 +212,24 @@ CLAIMS = [
                         {"step_factor": 0.25}, kind="schedule"),),
         schedule=f"{_SCHEDULE}; K = {K_STEP}, β = fraction·β_max with β_max = 1/(2ℓ_{{g,1}})",
         conditions=_conditions(float), touches=("AFBO-R12",)),
+    P.claim(
+        "inner_loop_lemma42_vs_delay", role="finding", expected="violated",
+        source=P.cite("Lemma 4.2 (no inner-delay term), under Assumption 4.6's ρ_M"),
+        statement=_STATEMENT, kind="bounded_by", variable=r"\rho_M",
+        quantity=_QUANTITY, measure=lemma42_vs_delay,
+        grid=per_budget([1, 2, 4, 8], [1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6, 7, 8]),
+        replicates=per_budget(64, 256, 1024),
+        law=law(rates.law_for(LEMMA42, "bound")), tolerance=0.0,
+        reason=_delay_reason(),
+        mutants=(Mutant("delay_scaled_step", "the inner step β/ρ_M with the bound evaluated at "
+                        "that step (the step cap divided by the delay bound): one period then "
+                        "moves y by at most one step β along ∇g, and the lemma holds at every ρ",
+                        {"delay_scaled": True}, kind="repair"),),
+        schedule=(f"one AFBO round on the 4-client population (κ_g ≈ 3.03, σ = 1) from "
+                  f"x^t = x*, y^t = y*(x^t) + {OFFSET:g}v (v the top eigenvector of the mean "
+                  f"∇²_{{yy}}g), K = {K_DELAY} inner steps of β = {STEP_FRACTION:g}/(2ℓ_{{g,1}}), "
+                  "every client uploading its inner gradient every ρ_M inner steps, all "
+                  "together (Periodic), the outer loop synchronous; σ_g² the instance's "
+                  "heterogeneity (sup over the radius-10 ball), σ_{g,1}² = σ²"),
+        conditions=_conditions(lambda v: STEP_FRACTION), touches=("AFBO-R12", "AFBO-L4")),
 ]

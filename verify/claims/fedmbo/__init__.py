@@ -25,7 +25,9 @@ Instances (closed form, small):
   constants (:func:`thm1_constants`): ``α_k = min{α̂₁, α̂₂, √(n/K)·α̂₃}``,
   ``β = β̄α_k/T``; the ``√(n/K)`` branch is active on every grid point.  Fig. 2's fixed
   sampling ratio runs copies of that instance (:func:`ratio_problem`, ``M`` clients, ``n = M/10``
-  sampled without replacement).
+  sampled without replacement); Remark 4's full participation runs copies of a 4-client
+  population drawn with the same knobs (:func:`full_problem`, its own proof constants), every
+  client in every round.
 * Inner-loop claims: ``kappa=10, heterogeneity=1, dim_y=2`` (dense per-client Hessians), at a
   far point (``‖y*(x)‖`` large), where FedAvg's client drift is visible.
 

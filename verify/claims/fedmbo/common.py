@@ -68,13 +68,13 @@ def phe_problem(noise: float = 0.0, hessian_noise: float = 0.0, coupling: float 
 
 
 @functools.lru_cache(maxsize=64)
-def thm1_family(knob: float) -> QuadraticBilevel:
-    """The Theorem-1 instances: 100 clients, dims 2, seed 0, heterogeneity 0.5, coupling 0.2,
-    ``upper_mu = 20``, noise 10, Hessian noise 0.3, the ``kappa`` knob free (``μ_g = 1``; the
-    knob moves ``ℓ_{g,1}``)."""
-    return QuadraticBilevel.random(clients=100, dim_x=2, dim_y=2, kappa=knob, heterogeneity=0.5,
-                                   noise=10.0, hessian_noise=0.3, seed=0, coupling=0.2,
-                                   upper_mu=20.0)
+def thm1_family(knob: float, clients: int = 100) -> QuadraticBilevel:
+    """The Theorem-1 instances: 100 clients (or ``clients``), dims 2, seed 0, heterogeneity 0.5,
+    coupling 0.2, ``upper_mu = 20``, noise 10, Hessian noise 0.3, the ``kappa`` knob free
+    (``μ_g = 1``; the knob moves ``ℓ_{g,1}``)."""
+    return QuadraticBilevel.random(clients=clients, dim_x=2, dim_y=2, kappa=knob,
+                                   heterogeneity=0.5, noise=10.0, hessian_noise=0.3, seed=0,
+                                   coupling=0.2, upper_mu=20.0)
 
 
 @functools.cache

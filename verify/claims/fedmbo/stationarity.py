@@ -35,9 +35,10 @@ def thm1_constants() -> dict:
     return proof_constants(thm1_problem(), NK_MAX)
 
 
-def thm1_steps(n: int, K: int) -> tuple[float, float]:
-    """Theorem 1: ``α = min{α̂₁, α̂₂, √(n/K)·α̂₃}``, ``β = β̄α/T``."""
-    c = thm1_constants()
+def thm1_steps(n: int, K: int, c: dict | None = None) -> tuple[float, float]:
+    """Theorem 1: ``α = min{α̂₁, α̂₂, √(n/K)·α̂₃}``, ``β = β̄α/T`` (``c``: the proof's
+    constants, default :func:`thm1_constants`)."""
+    c = thm1_constants() if c is None else c
     alpha = min(c["alpha_hat1"], c["alpha_hat2"], math.sqrt(n / K) * c["alpha_hat3"])
     return alpha, c["beta_bar"] * alpha / c["T"]
 
@@ -98,15 +99,23 @@ def fedmbo_stationarity(n: int, K: int, replicates: int, seed: int, backend: str
     indirect term (:class:`FedMBODirectOnly`); ``fixed=True`` truncates PHE deterministically
     (:class:`FedMBOFixedTruncation`).  ``neumann_steps``: ``N`` (default the proof's, with
     ``b² ≤ 10⁻³/√(nK)``)."""
-    c = thm1_constants()
-    n, K = int(n), int(K)
-    alpha, beta = thm1_steps(*(step_at or (n, K)))
-    cls = FedMBOFixedTruncation if fixed else FedMBO if indirect else FedMBODirectOnly
     prob = thm1_problem() if clients is None else ratio_problem(int(clients))
+    return _stationarity(prob, thm1_constants(), n, K, replicates, seed, backend,
+                         step_at=step_at, used_clients=used_clients, indirect=indirect,
+                         neumann_steps=neumann_steps, fixed=fixed, replace=clients is None)
+
+
+def _stationarity(prob, c: dict, n: int, K: int, replicates: int, seed: int, backend: str, *,
+                  step_at=None, used_clients=None, indirect=True, neumann_steps=None,
+                  fixed=False, replace=True) -> dict:
+    """:func:`fedmbo_stationarity` on ``prob`` with the proof's constants ``c``."""
+    n, K = int(n), int(K)
+    alpha, beta = thm1_steps(*(step_at or (n, K)), c)
+    cls = FedMBOFixedTruncation if fixed else FedMBO if indirect else FedMBODirectOnly
     trace = run_algorithm(cls(prob, inner_steps=c["T"], samples=c["S"],
                               sampled_clients=int(used_clients or n),
                               neumann_steps=int(neumann_steps or c["N"]),
-                              outer_step=alpha, inner_step=beta, replace=clients is None,
+                              outer_step=alpha, inner_step=beta, replace=replace,
                               x0=c["x0"], y0=c["y0"]), K, replicates, seed, backend)
     return {"value": trace.stationarity[:, :K].mean(axis=1), "diverged": trace.diverged,
             **ledger_totals(trace),
@@ -130,6 +139,48 @@ def stationarity_at_ratio(M, replicates, seed, backend="numpy", *, used_clients=
     10% ratio); ``used_clients``: mutant (:func:`fedmbo_stationarity`)."""
     return fedmbo_stationarity(int(M) // RATIO, RATIO_K, replicates, seed, backend,
                                used_clients=used_clients, clients=int(M))
+
+
+FULL_BASE = 4  # clients of the full-participation population (Remark 4)
+FULL_K = 800  # K of the full-participation m-sweep
+FULL_K_M = 8  # m = n of the full-participation K-sweep
+
+
+@functools.lru_cache(maxsize=16)
+def full_problem(clients: int = FULL_BASE) -> QuadraticBilevel:
+    """``clients`` clients, copies of a 4-client population drawn as the Theorem-1 instance
+    (:func:`~.common.thm1_family` at the same knob): the same Φ and constants at every
+    ``clients``, every client taking part in every round (Remark 4)."""
+    base = thm1_family(1.25, FULL_BASE)
+    return base if int(clients) == FULL_BASE else base.tiled_to(int(clients))
+
+
+@functools.cache
+def full_constants() -> dict:
+    """:func:`proof_constants` of :func:`full_problem` for every full-participation grid."""
+    return proof_constants(full_problem(), NK_MAX)
+
+
+def full_participation(m: int, K: int, replicates: int, seed: int, backend: str, *,
+                       step_at=None, used_clients=None) -> dict:
+    """:func:`fedmbo_stationarity` with all ``m`` clients of :func:`full_problem` taking part
+    in every round (``n = m``, drawn without replacement), at Thm 1's steps for ``n = m`` and
+    the population's own proof constants; mutants as there."""
+    return _stationarity(full_problem(int(m)), full_constants(), int(m), K, replicates, seed,
+                         backend, step_at=step_at, used_clients=used_clients, replace=False)
+
+
+def full_participation_vs_K(K, replicates, seed, backend="numpy", *, step_K=None):
+    """Full participation of ``m = 8`` clients, ``K`` swept (``step_K``: the steps of
+    ``K = step_K`` whatever ``K``, a mutant)."""
+    return full_participation(FULL_K_M, int(K), replicates, seed, backend,
+                              step_at=None if step_K is None else (FULL_K_M, int(step_K)))
+
+
+def full_participation_vs_m(m, replicates, seed, backend="numpy", *, used_clients=None):
+    """Full participation at ``K = 800``, ``m`` swept (``used_clients``: a mutant)."""
+    return full_participation(int(m), FULL_K, replicates, seed, backend,
+                              used_clients=used_clients)
 
 
 STAT_K_N = 8  # n of the K-sweep
@@ -237,8 +288,8 @@ _TOUCH_THM1 = ("FEDMBO-R1", "FEDMBO-R4", "FEDMBO-R7", "FEDMBO-R8", "FEDMBO-R9", 
                "FEDMBO-R11", "FEDMBO-I1")
 
 
-def _thm1_schedule(extra: str) -> str:
-    c = thm1_constants()
+def _thm1_schedule(extra: str, full: bool = False) -> str:
+    c = full_constants() if full else thm1_constants()
     return (f"α_k = min{{α̂₁, α̂₂, √(n/K)·α̂₃}}, β_{{k,t}} = β̄α_k/T (Thm 1), with the proof's "
             f"α̂₁ = 1/(2L_f + 4M_fL_y) = {c['alpha_hat1']:.4g} (eq. 18, L_yx = 0), β̄ = "
             f"5M_fL_y/μ_g = {c['beta_bar']:.4g} (eq. 20), T = {c['T']} (smallest with α̂₂ = "
@@ -249,23 +300,32 @@ def _thm1_schedule(extra: str) -> str:
             f"y⁰ = y*(x⁰); {extra}")
 
 
-def _thm1_conditions(nK) -> tuple[Condition, ...]:
-    """Thm 1 / Cor 1's hypotheses at the sweep point whose ``(n, K)`` is ``nK(x)``."""
-    c, kg = thm1_constants(), thm1_problem().constants["kappa_g"]
+def _thm1_conditions(nK, full: bool = False) -> tuple[Condition, ...]:
+    """Thm 1 / Cor 1's hypotheses at the sweep point whose ``(n, K)`` is ``nK(x)`` (``full``: on
+    the full-participation population)."""
+    c = full_constants() if full else thm1_constants()
+    kg = (full_problem() if full else thm1_problem()).constants["kappa_g"]
 
     def alpha(x):
-        return thm1_steps(*nK(x))[0]
+        return thm1_steps(*nK(x), c)[0]
     return (
         Condition("α = min{α̂₁, α̂₂, √(n/K)α̂₃} (Thm 1): the √(n/K) branch, α ≤ min{α̂₁, α̂₂}",
                   alpha, min(c["alpha_hat1"], c["alpha_hat2"]),
                   note="α̂₁, α̂₂, β̄ from the proof's eqs. (18), (20) at L_yx = 0"),
-        Condition("β = β̄α/T (Thm 1)", lambda x: thm1_steps(*nK(x))[1],
+        Condition("β = β̄α/T (Thm 1)", lambda x: thm1_steps(*nK(x), c)[1],
                   lambda x: c["beta_bar"] * alpha(x) / c["T"], relation="=="),
         Condition("ST = Ω(κ_g⁴) (Cor 1; constant 1)", c["S"] * c["T"], kg ** 4, relation=">="),
         Condition("N = Ω(κ_g log K) (Cor 1), read as Prop. 1's b² ≤ 10⁻³/√(nK) (FEDMBO-R9: "
                   "the proof's b = K^{−1/4} is not enough)", c["b2"],
                   lambda x: 1e-3 / math.sqrt(nK(x)[0] * nK(x)[1])),
     )
+
+
+def _step_not_scaled() -> Mutant:
+    """The K-sweeps' mutant: the step of ``K = 200`` at every ``K``."""
+    return Mutant("step_not_scaled_with_K", "α fixed at its K = 200 value (not scaled as "
+                  "√(n/K)): the noise floor αC/n stays, no 1/√K decay", {"step_K": 200},
+                  kind="step_exponent")
 
 
 def _indirect_dropped() -> Mutant:
@@ -336,9 +396,7 @@ def _claims() -> list:
                             [round(200 * 2 ** (j / 2)) for j in range(15)]),
             replicates=per_budget(32, 128, 512),
             law=law(thm_K), tolerance=0.1,
-            mutants=(Mutant("step_not_scaled_with_K", "α fixed at its K = 200 value (not "
-                            "scaled as √(n/K)): the noise floor αC/n stays, no 1/√K decay",
-                            {"step_K": 200}, kind="step_exponent"),
+            mutants=(_step_not_scaled(),
                      _indirect_dropped()),
             conditions=_thm1_conditions(lambda K: (STAT_K_N, int(K))),
             schedule=_thm1_schedule(f"n = {STAT_K_N} fixed, K swept; α depends on K"),
@@ -432,6 +490,51 @@ def _claims() -> list:
             schedule=_thm1_schedule(
                 f"n = {EPS_N}, K(ε) = ⌈{EPS_C} ε⁻²/n⌉ (Cor. 1's exponents by inversion; "
                 "ε in units where K(1) = 200); the swept variable is 1/ε"),
+            touches=_TOUCH_THM1),
+        *_full_participation_claims(thm_K, thm_n, stat_q, thm1_stmt),
+    ]
+
+
+def _full_participation_claims(thm_K, thm_n, stat_q: str, thm1_stmt: str) -> list:
+    """Remark 4: Thm 1's rate with every client taking part in every round (``n = m``)."""
+    source = P.cite("Remark 4 (\"for the full clients participation scenario ... similar "
+                    "results (constants slightly different) can be obtained\"), read as Thm 1's "
+                    "rate at n = m")
+    stmt = thm1_stmt + r"\ \mathrm{at}\ n = m\ \mathrm{(full\ participation)}"
+    base = (f"every client of the population takes part in every round (n = m, drawn without "
+            f"replacement): m/{FULL_BASE} copies of a {FULL_BASE}-client population drawn as the "
+            f"Theorem-1 instance (same knobs, its own proof constants), so Φ and every "
+            f"constant are the same at every m")
+    return [
+        P.claim(
+            "full_participation_vs_K", role="confirmation", source=source,
+            statement=stmt, kind="at_most", variable="K", quantity=stat_q,
+            measure=full_participation_vs_K,
+            grid=per_budget([200, 400, 800, 1600], [round(200 * 2 ** (j / 2)) for j in range(9)],
+                            [round(200 * 2 ** (j / 2)) for j in range(13)]),
+            # 128 at smoke: at 64 the interval's upper end came within 0.018 of the bound at
+            # one of seeds 0–4 (fedmbo.stationarity_vs_K's, at 32, within 0.011)
+            replicates=per_budget(128, 256, 512),
+            law=law(thm_K), tolerance=0.1,
+            mutants=(_step_not_scaled(),),
+            conditions=_thm1_conditions(lambda K: (FULL_K_M, int(K)), full=True),
+            schedule=_thm1_schedule(f"{base}; m = n = {FULL_K_M}, K swept", full=True),
+            touches=_TOUCH_THM1),
+        P.claim(
+            "full_participation_vs_m", role="confirmation", source=source,
+            statement=stmt, kind="at_most", variable="n", quantity=stat_q,
+            measure=full_participation_vs_m,
+            grid=per_budget([4, 8, 16, 32], [4, 8, 12, 16, 24, 32], [4, 8, 12, 16, 24, 32]),
+            # 128 at smoke: at 64 the interval's upper end came within 0.002 of the bound at
+            # one of seeds 0–4 (slopes −0.44 … −0.50)
+            replicates=per_budget(128, 256, 512),
+            law=law(thm_n), tolerance=0.1,
+            mutants=(Mutant("not_averaged", "the inner loop and PHE use one client per step "
+                            "(the clients' estimates not averaged) while α keeps its √(n/K) "
+                            "scaling: the noise no longer falls with m",
+                            {"used_clients": 1}, kind="noise_averaging"),),
+            conditions=_thm1_conditions(lambda m: (int(m), FULL_K), full=True),
+            schedule=_thm1_schedule(f"{base}; K = {FULL_K} fixed, m = n swept", full=True),
             touches=_TOUCH_THM1),
     ]
 

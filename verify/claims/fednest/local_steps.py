@@ -100,10 +100,10 @@ CLAIMS = [
         source=P.cite("§4.1, Fig. 2(c) (\"larger τ saves on communication\"); the 1/τ law "
                       "is Thm 3.1's 1/(ᾱK) term at α_k = τα_i", "[INFERRED]"),
         statement=r"\mathrm{larger}\ \tau\ \mathrm{saves\ on\ communication}:\ "
-                  r"\mathrm{rounds\ until}\ \frac{1}{K}\sum_k\|\nabla f(x^k)\|^2 \le \epsilon"
+                  r"\mathrm{rounds\ until}\ \frac{1}{K}\sum_k\|\nabla f(x^k)\|^2 \leq \epsilon"
                   r" = O(1/(\tau\alpha_i\epsilon))",
         kind="at_most", variable=r"\tau",
-        quantity=r"\mathrm{rounds\ until}\ \frac{1}{K}\sum_{k<K}\|\nabla\Phi(x_k)\|^2 \le "
+        quantity=r"\mathrm{rounds\ until}\ \frac{1}{K}\sum_{k<K}\|\nabla\Phi(x_k)\|^2 \leq "
                  r"\epsilon",
         measure=rounds_to_target, role="confirmation",
         grid=TAU_GRID,

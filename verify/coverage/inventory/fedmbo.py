@@ -104,8 +104,11 @@ RESULTS = (
     Result("fedmbo.rem4", "remark", "Remark 4",
            "for the full clients participation scenario ... similar results (constants "
            "slightly different) can be obtained", ("T", "m"),
-           reason="'similar results can be obtained' for full participation: no rate is stated to hold "
-                  "the measurement to"),
+           claims=("fedmbo.full_participation_vs_K", "fedmbo.full_participation_vs_m"),
+           reason="'similar results' read as Thm 1's rate at n = m, every client in every round "
+                  "(drawn without replacement): K and m = n are swept on copies of a 4-client "
+                  "population drawn as the Theorem-1 instance, at Thm 1's steps with its own "
+                  "proof constants"),
     Result("fedmbo.cor1", "corollary", "Cor 1 (rate)",
            r"N = \Omega(\kappa_g\log K),\ ST = \Omega(\kappa_g^4) \Rightarrow \frac1K\sum_k"
            r"\mathbb{E}\|\nabla f(x^k)\|^2 = O\Big(\frac{\kappa_g^{5/2}}{\sqrt{nK}} + "
