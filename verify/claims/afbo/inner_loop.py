@@ -231,5 +231,5 @@ CLAIMS = [
                   "every client uploading its inner gradient every ρ_M inner steps, all "
                   "together (Periodic), the outer loop synchronous; σ_g² the instance's "
                   "heterogeneity (sup over the radius-10 ball), σ_{g,1}² = σ²"),
-        conditions=_conditions(lambda v: STEP_FRACTION), touches=("AFBO-R12", "AFBO-L4")),
+        conditions=_conditions(lambda v: STEP_FRACTION), touches=("AFBO-R12",)),
 ]
