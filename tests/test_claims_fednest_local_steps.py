@@ -38,12 +38,16 @@ def test_conditions_hold_at_every_budget(budget):
 def test_setting_keeps_the_bound_s_other_terms_below_the_target():
     prob, s = _bilevel_rate_problem(), LS._local_step_setting()
     g0 = np.asarray(prob.hypergradient(np.ones(prob.dim_x)))
+    assert s["g0"] == pytest.approx(float(g0 @ g0))
     assert s["eps"] == pytest.approx(LS.TARGET_FRACTION * float(g0 @ g0))
     assert s["b"] ** 2 <= s["eps"] / 100
     # the round step at the largest τ is a quarter of the descent cap 1/(2L_Φ)
-    assert LS._round_step(max(LS.TAU_GRID)) * prob.constants["L_phi"] == pytest.approx(0.125)
+    hp = LS._hyperparameters(max(LS.TAU_GRID))
+    assert hp["outer_step"] * prob.constants["L_phi"] == pytest.approx(0.125)
+    assert hp["local_steps"] == max(LS.TAU_GRID) and hp["neumann_steps"] == s["N"]
     # the mutant holds the round step at the local step at every τ
-    assert LS._round_step(8, fixed_round_step=True) == LS._round_step(1)
+    assert (LS._hyperparameters(8, fixed_round_step=True)["outer_step"]
+            == LS._hyperparameters(1)["outer_step"])
 
 
 def test_rounds_are_the_ledger_s_and_every_replicate_reaches_the_target():

@@ -168,7 +168,7 @@ def lower_level_conditions(prob_of: Any, strong: str, smooth: str, ell_of: Any =
 
 __all__ = ["LEDGER_TOTALS", "PAPERS", "READINGS", "Paper", "PaperClaims", "law", "ledger_totals",
            "lower_level_conditions", "per_budget", "per_replicate", "reading_paper", "register_paper",
-           "slow_direction"]
+           "fast_direction", "slow_direction"]
 
 
 def slow_direction(problem: Any) -> np.ndarray:
@@ -176,6 +176,12 @@ def slow_direction(problem: Any) -> np.ndarray:
     along which the lower level contracts slowest (a Neumann series' slowest mode, the tight
     direction of a tracking bound)."""
     return np.linalg.eigh(problem.host.closed_form.A)[1][:, 0]
+
+
+def fast_direction(problem: Any) -> np.ndarray:
+    """The unit top eigenvector of ``Ā = mean_i ∇²_{yy}g_i`` of ``problem``: the direction
+    along which a lower-level step (a stale one above all) overshoots first."""
+    return np.linalg.eigh(problem.host.closed_form.A)[1][:, -1]
 
 
 def knob_for(value_of: Any, target: float, *, name: str = "kappa", upper: float | None = None,

@@ -104,6 +104,18 @@ def _sync_floor(replicates: int, backend: str, case: str = "nonconvex") -> float
     return float(_floor_value(tr, case).mean())
 
 
+def _excess_run(delay, replicates, seed, backend, stale_weighting, case):
+    """``(out, F)``: a staleness claim's run under the outer delays ``delay``
+    (:func:`_floor_run`), ``F`` its quantity per replicate (:func:`_floor_value`), ``out`` the
+    measure's dict with ``value = F`` minus its synchronous value (:func:`_sync_floor`) and
+    the measured mean delay ``tau_mean``."""
+    tr = _floor_run(delay, replicates, seed, backend, stale_weighting, case=case)
+    F = _floor_value(tr, case)
+    out = _out(F - _sync_floor(replicates, backend, case), tr)
+    out["tau_mean"] = tr.extras["tau_mean"].mean(axis=0)
+    return out, F
+
+
 def staleness_theorem_bound(tau_bar: float) -> float:
     """Thm 4.1(b)'s right-hand side (``afbo.thm41b``) for the staleness runs at mean outer
     delay ``τ̄``, at its tightest admissible point: ``W⁰ − W* = 0`` (the runs start at
@@ -134,14 +146,11 @@ def staleness_excess(excess, replicates, seed, backend="numpy", *, stale_weighti
     ``T = 400`` (:func:`floor_problem`); ``delay_term``: Thm 4.1(b)'s delay term
     ``3L_fηD̂_f(τ̄ + 4/m)`` at the smallest admissible ``D̂_f = σ_f²`` (AFBO-R10)."""
     tau_bar = 1.0 + float(excess)
-    tr = _floor_run(BoundedDelay(int(round(3 * tau_bar - 2))), replicates, seed, backend,
-                    stale_weighting)
+    out, F = _excess_run(BoundedDelay(int(round(3 * tau_bar - 2))), replicates, seed, backend,
+                         stale_weighting, "nonconvex")
     C = floor_problem().constants
-    F = tr.average_stationarity()
-    out = _out(F - _sync_floor(replicates, backend), tr)
     out["stationarity"] = F
     out["thm41b_bound"] = per_replicate(staleness_theorem_bound(tau_bar), replicates)
-    out["tau_mean"] = tr.extras["tau_mean"].mean(axis=0)
     out["delay_term"] = per_replicate(3 * C["L_f"] * floor_step() * C["sigma_f2"]
                                       * (tau_bar + 4.0 / floor_problem().clients), replicates)
     return out
@@ -155,13 +164,9 @@ def _sc_excess(delay, tau_excess, replicates, seed, backend, stale_weighting):
     ``case="strongly_convex"``); ``delay_term``: the bound's delay part
     ``6ηD̂_f(τ̄ − 1)/μ_f`` at the smallest admissible ``D̂_f = σ_f²`` (AFBO-R10, R15), with
     ``τ̄ − 1 = tau_excess`` the model's mean paper delay minus 1."""
-    case = "strongly_convex"
-    tr = _floor_run(delay, replicates, seed, backend, stale_weighting, case=case)
+    out, F = _excess_run(delay, replicates, seed, backend, stale_weighting, "strongly_convex")
     C = floor_problem().constants
-    F = _floor_value(tr, case)
-    out = _out(F - _sync_floor(replicates, backend, case), tr)
     out["floor"] = F
-    out["tau_mean"] = tr.extras["tau_mean"].mean(axis=0)
     out["delay_term"] = per_replicate(6 * floor_step() * C["sigma_f2"] * tau_excess
                                       / C["mu_phi"], replicates)
     return out
@@ -292,8 +297,8 @@ def _floor_conditions() -> tuple[Condition, ...]:
 
 def _sc_floor_conditions() -> tuple[Condition, ...]:
     sc = _sc_floor_schedule()
-    return theorem_conditions(floor_problem().constants, lambda x: floor_step(), lambda x: sc["inner_step"],
-                              rounds=lambda x: sc["rounds"],
+    return theorem_conditions(floor_problem().constants, lambda x: floor_step(),
+                              lambda x: sc["inner_step"], rounds=lambda x: sc["rounds"],
                               neumann=lambda x: sc["neumann_steps"], strongly_convex=True)
 
 
@@ -334,7 +339,6 @@ _AGE_WEIGHTING = Mutant("age_weighting",
                         "stale entry carries is amplified by its age, so the excess grows "
                         "faster than linearly in τ̄",
                         {"stale_weighting": "age"}, kind="estimator")
-
 
 
 def _sc_staleness_claim(name, source, *, statement, variable, measure, grid, replicates,

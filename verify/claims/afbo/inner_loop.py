@@ -34,7 +34,7 @@ from bilevel_theory import rates, run
 from bilevel_theory.afbo import BoundedDelay, Periodic
 
 from ...claim import Condition, Mutant, per_budget
-from ...kit import law, lower_level_conditions, per_replicate, slow_direction
+from ...kit import fast_direction, law, lower_level_conditions, per_replicate, slow_direction
 from .common import DELAY, P, problem
 
 OFFSET = 50.0       # ‖y^t − y*(x^t)‖ along the slowest direction: the contraction term leads
@@ -45,11 +45,6 @@ LEMMA42 = rates.BOUNDS["afbo.lemma42"]
 
 
 K_DELAY = 8         # inner steps of the delay sweep: ρ ≤ K, so every period acts in the round
-
-
-def fast_direction(prob) -> np.ndarray:
-    """The unit top eigenvector of ``Ā = mean_i ∇²_{yy}g_i``: where a stale step overshoots."""
-    return np.linalg.eigh(prob.host.closed_form.A)[1][:, -1]
 
 
 @functools.cache
@@ -131,11 +126,15 @@ def lemma42_vs_delay(period, replicates, seed, backend="numpy", *,
     return lemma42(K_DELAY, beta, replicates, seed, backend, period=rho)
 
 
+def _lambda_max() -> float:
+    """``λ_max`` of the mean ``∇²_{yy}g`` (its eigenvector: :func:`fast_direction`)."""
+    return float(np.linalg.eigvalsh(problem().host.closed_form.A)[-1])
+
+
 def overshoot(period: int, beta: float | None = None) -> float:
     """``(1 − ρβλ_max)²``: the squared factor of one stale period along :func:`fast_direction`
     (AFBO-L4), against the lemma's ``(1 − βμ_g)^ρ`` over the same ``ρ`` steps."""
-    prob = problem()
-    lam = float(np.linalg.eigvalsh(prob.host.closed_form.A)[-1])
+    lam = _lambda_max()
     b = STEP_FRACTION * _beta_max() if beta is None else beta
     return (1.0 - int(period) * b * lam) ** 2
 
@@ -157,7 +156,7 @@ def _conditions(fraction_of) -> tuple[Condition, ...]:
 def _delay_reason() -> str:
     """Why ``afbo.inner_loop_lemma42_vs_delay`` is violated, with this population's numbers."""
     c = problem().constants
-    lam = float(np.linalg.eigvalsh(problem().host.closed_form.A)[-1])
+    lam = _lambda_max()
     beta = STEP_FRACTION * _beta_max()
     lemma = (1 - beta * c["mu_g"]) ** K_DELAY
     return (

@@ -46,12 +46,17 @@ def _local_step_setting() -> dict:
     # b = κ_gℓ_{f,1}((κ_g − 1)/κ_g)^N ≤ √ε/10: Thm 3.1's b² at most 1 % of the target
     N = math.ceil(math.log(kg * c["ell_f1"] / (0.1 * math.sqrt(eps))) / -math.log(1 - 1 / kg))
     local = STEP_OF_CAP * 0.5 / c["L_phi"] / max(TAU_GRID)
-    return dict(eps=eps, N=N, local=local, b=kg * c["ell_f1"] * (1 - 1 / kg) ** N)
+    return dict(g0=float(g0 @ g0), eps=eps, N=N, local=local,
+                b=kg * c["ell_f1"] * (1 - 1 / kg) ** N)
 
 
-def _round_step(tau: int, fixed_round_step: bool = False) -> float:
+def _hyperparameters(tau: int, fixed_round_step: bool = False) -> dict:
+    """FedNest's hyperparameters at ``τ``: round step ``α_k = τα_i`` (``fixed_round_step``:
+    ``α_i``, the mutant), ``β_k = 2α_k/T``, ``T = TAU_INNER``, the setting's ``N``."""
     s = _local_step_setting()
-    return s["local"] if fixed_round_step else int(tau) * s["local"]
+    step = s["local"] if fixed_round_step else int(tau) * s["local"]
+    return dict(local_steps=int(tau), outer_step=step, inner_step=2.0 * step / TAU_INNER,
+                inner_steps=TAU_INNER, neumann_steps=s["N"])
 
 
 def rounds_to_target(tau, replicates, seed, backend="numpy", *, fixed_round_step=False):
@@ -60,13 +65,10 @@ def rounds_to_target(tau, replicates, seed, backend="numpy", *, fixed_round_step
     ``α_i = α_k/τ``); ``fixed_round_step=True``: ``α_k = α_i`` at every ``τ`` (the local step
     divided by ``τ``, a mutant).  Rounds are the ledger's executed rounds up to that epoch."""
     prob, s = _bilevel_rate_problem(), _local_step_setting()
-    tau = int(tau)
-    step = _round_step(tau, fixed_round_step)
-    g0 = s["eps"] / TARGET_FRACTION
-    epochs = math.ceil(RUN_MARGIN * g0 / (2 * step * prob.constants["mu_phi"] * s["eps"]))
-    tr = run_algorithm(FedNest(prob, local_steps=tau, sampled_clients=RATE_CLIENTS,
-                               outer_step=step, inner_step=2.0 * step / TAU_INNER,
-                               inner_steps=TAU_INNER, neumann_steps=s["N"]),
+    hp = _hyperparameters(tau, fixed_round_step)
+    epochs = math.ceil(RUN_MARGIN * s["g0"]
+                       / (2 * hp["outer_step"] * prob.constants["mu_phi"] * s["eps"]))
+    tr = run_algorithm(FedNest(prob, sampled_clients=RATE_CLIENTS, **hp),
                        rounds=epochs, replicates=replicates, seed=seed, backend=backend)
     stat = tr.stationarity[:, :-1]
     running = np.cumsum(stat, axis=1) / np.arange(1, epochs + 1)
@@ -84,10 +86,12 @@ def _conditions() -> tuple[Condition, ...]:
     return (
         Condition("α_k = τα_i ≤ 1/(2L_Φ) (eq. 16's caps ᾱ₁, ᾱ₂, ᾱ₃ are not given "
                   "numerically; the descent cap stands for them): the constant branch of "
-                  "α_k = min{ᾱ₁, ᾱ₂, ᾱ₃, ᾱ/√K}", _round_step, 0.5 / c["L_phi"]),
+                  "α_k = min{ᾱ₁, ᾱ₂, ᾱ₃, ᾱ/√K}", lambda tau: _hyperparameters(tau)["outer_step"],
+                  0.5 / c["L_phi"]),
         Condition("β_k = β̄α_k/T with β̄ = 2 (Thm 3.1, eq. 16)",
-                  lambda tau: 2.0 * _round_step(tau) / TAU_INNER,
-                  lambda tau: 2.0 * _round_step(tau) / TAU_INNER, relation="=="),
+                  lambda tau: _hyperparameters(tau)["inner_step"],
+                  lambda tau: 2.0 * _hyperparameters(tau)["outer_step"]
+                  / _hyperparameters(tau)["inner_steps"], relation="=="),
         Condition("b² ≤ ε/100 (Lemma 2.2's b at this N, so that Thm 3.1's b² term stays below "
                   "the target)", lambda tau: s["b"] ** 2, s["eps"] / 100),
         _strong_convexity(lambda tau: prob),
