@@ -998,6 +998,25 @@ def bounds() -> list:
          "β_{t,k} ∝ η (Remark 2: 'sufficiently small learning rates η_t and β_{t,k}'), so "
          "Σ_kβ² = c_βη²; AFBO-I2: U_1 = u_1η²")))
     _add(Bound(
+        "afbo.thm41a_inner_noise_term", THEORY_PAPER,
+        _src("Thm 4.1(a), the first term of C (Remark 2: the lower-level variance term)"),
+        4 * L_f * _U2 * _sig2 / (m * mu_f * E_t) * beta_sq,
+        r"\frac{4L_fU_2(\sigma_g^2 + \sigma_{g,1}^2)}{m\mu_fE^t}\sum_k\beta_{t,k}^2", "le",
+        {"m": "clients", "E_t": "local iterations E^t"}, ("Assumptions 4.1–4.6",),
+        (*_AFBO_NOTES, "the part of C that the inner loop's noise contributes (Lemma 4.2's "
+         "4(σ_g² + σ_{g,1}²)Σ_kβ², with the clients' and local iterations' 1/(mE^t)); "
+         "AFBO-R16: E^t the clients' common local iteration number")))
+    _add(Bound(
+        "afbo.thm41a_bias_floor", THEORY_PAPER,
+        _src("Thm 4.1(a), the b² part of its non-vanishing term C/(ημ_f)", "[INFERRED]"),
+        2 * _b_afbo**2 / mu_f**2,
+        r"\lim_{T\to\infty}\mathbb{E}[V^T] - (\ldots)_{N\to\infty}", "le",
+        {"N": "Neumann terms"}, ("Assumptions 4.1–4.6", "η μ_f < 1"),
+        ("(2η/μ_f)b²/(ημ_f): the part of C/(ημ_f) that depends on N (AFBO-R17), the one no "
+         "step controls (AFBO-R14)",
+         "b = κ_gℓ_{f,1}(1 − 1/κ_g)^N, N the Neumann terms of the (series) estimator "
+         "(AFBO-R9)")))
+    _add(Bound(
         "afbo.cor41_strongly_convex", THEORY_PAPER, _src("Cor 4.1 (strongly convex)"),
         1 / T, r"\mathbb{E}\|x^T - x^*\|^2", "O", {"T": "rounds"}, ("η_t = 1/√T", "N = O(log T)"),
         ("the theorem at this schedule gives T^{−1/2} (afbo.thm41a_cor41_schedule)",)))
@@ -1019,6 +1038,35 @@ def bounds() -> list:
         ("Assumptions 4.1–4.6", "η ≤ min{a_1, T/(2l_{g,1}a_2)}"),
         (*_AFBO_NOTES, "AFBO-R8: (σ_g² + σ_{g,1}²) read literally on the second bracket term "
          "only")))
+    _add(Bound(
+        "afbo.thm41b_bias_floor", THEORY_PAPER,
+        _src("Thm 4.1(b), the part of its right-hand side that depends on N", "[INFERRED]"),
+        _b_afbo**2, _STAT_T + r" - (\ldots)_{N\to\infty}", "le", {"N": "Neumann terms"},
+        ("Assumptions 4.1–4.6", "η ≤ min{a_1, T/(2l_{g,1}a_2)}"),
+        ("b² is the one term of Thm 4.1(b) with N in it (AFBO-R17)",
+         "b = κ_gℓ_{f,1}(1 − 1/κ_g)^N, N the Neumann terms of the (series) estimator "
+         "(AFBO-R9)")))
+    _thm41b_floor = (_thm41b.subs(W0, 0) - _b_afbo**2).subs(
+        {beta_sq: c_beta * eta**2, tau_bar: 1})
+    _add(Bound(
+        "afbo.thm41b_floor_eta", THEORY_PAPER,
+        _src("Thm 4.1(b) from a minimiser, synchronous (Remark 2's τ_i^t = 1), at a constant "
+             "step", "[INFERRED]"),
+        _thm41b_floor.subs(eta, 1 / eta_inv), _STAT_T, "le", {"eta_inv": "inverse step 1/η"},
+        ("Assumptions 4.1–4.6", "η ≤ min{a_1, T/(2l_{g,1}a_2)}"),
+        (*_AFBO_NOTES, "W⁰ − W* = 0: the runs start at (x*, y*(x*)), where W = f + "
+         "(M_f/L_y)‖y − y*(x)‖² is least", "b → 0: the series truncation's N = ⌈κ_g log T⌉ "
+         "(AFBO-R9)", "β_{t,k} ∝ η (AFBO-R14): Σ_kβ² = c_βη²", "τ_i^t = 1 (synchronous)")))
+    _add(Bound(
+        "afbo.thm41b_clients_excess", THEORY_PAPER,
+        _src("Thm 4.1(b) from a minimiser, synchronous, at a constant step: the part that "
+             "depends on m", "[INFERRED]"),
+        sp.expand(_thm41b_floor - sp.limit(_thm41b_floor, m, sp.oo)),
+        _STAT_T + r" - (\ldots)_{m\to\infty}", "le", {"m": "clients"},
+        ("Assumptions 4.1–4.6", "η ≤ min{a_1, T/(2l_{g,1}a_2)}"),
+        (*_AFBO_NOTES, "afbo.thm41b_floor_eta minus its m → ∞ limit (AFBO-R17): the terms "
+         "3ηL_fσ̂_f/m, M_fU_3σ̂_f²/(L_yη) (U_3 ∝ 1/m) and 12L_fηD̂_f/m, D̂_f and σ̂_f per-client "
+         "bounds that do not depend on m")))
     _add(afbo_thm41b.derive(
         "afbo.thm41b_cor41_schedule",
         {"eta": sp.sqrt(m / T), "B_beta": 1 / T, "N": neumann_N_for(T, 1, kappa_g)},

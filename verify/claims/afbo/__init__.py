@@ -44,12 +44,15 @@ conditions), :mod:`.bias` (APHE's bias, Thm 4.1's ``b``), :mod:`.rates` (Cor. 4.
 ``T``, Thm 4.1(a), the noise floor), :mod:`.speedup` (the m-independent part, Cor. 4.1 /
 Remark 4), :mod:`.anarchy` (staleness in both cases, most recent updates and their floor at a
 constant step, heterogeneous local iterations), :mod:`.inner_loop` (Lemma 4.2's tracking
-inequality in ``K`` and ``β`` under the inner delays, and in the inner delay bound ``ρ_M``).
+inequality in ``K`` and ``β`` under the inner delays, and in the inner delay bound ``ρ_M``;
+Thm 4.1(a)'s inner-loop variance term in ``m`` and ``E^t``), :mod:`.terms` (Thm 4.1's
+non-vanishing terms one variable at a time: ``N`` with exact oracles, Thm 4.1(b)'s synchronous
+floor in ``η`` and ``m``).
 """
 
 from __future__ import annotations
 
-from . import anarchy, bias, inner_loop, rates, speedup
+from . import anarchy, bias, inner_loop, rates, speedup, terms
 from .anarchy import (
     floor_eta_schedule,
     floor_problem,
@@ -92,7 +95,8 @@ from .common import (
 from .rates import nc_rate_T, sc_lower_level, sc_noise_free, sc_random, sc_theorem, sgd_floor
 from .speedup import birge_scaled, corollary_form_misfit, corollary_form_weights
 
-CLAIMS = [*bias.CLAIMS, *rates.CLAIMS, *speedup.CLAIMS, *anarchy.CLAIMS, *inner_loop.CLAIMS]
+CLAIMS = [*bias.CLAIMS, *rates.CLAIMS, *speedup.CLAIMS, *anarchy.CLAIMS, *inner_loop.CLAIMS,
+          *terms.CLAIMS]
 
 __all__ = [
     "BIAS_POINTS_SEED", "CLAIMS", "ETA_M", "FLOOR_EXPONENT", "LAW_APHE", "LAW_APHE_B",

@@ -34,7 +34,14 @@ from bilevel_theory import rates, run
 from bilevel_theory.afbo import BoundedDelay, Periodic
 
 from ...claim import Condition, Mutant, per_budget
-from ...kit import fast_direction, law, lower_level_conditions, per_replicate, slow_direction
+from ...kit import (
+    fast_direction,
+    law,
+    ledger_totals,
+    lower_level_conditions,
+    per_replicate,
+    slow_direction,
+)
 from .common import DELAY, P, problem
 
 OFFSET = 50.0       # ‖y^t − y*(x^t)‖ along the slowest direction: the contraction term leads
@@ -45,6 +52,7 @@ LEMMA42 = rates.BOUNDS["afbo.lemma42"]
 
 
 K_DELAY = 8         # inner steps of the delay sweep: ρ ≤ K, so every period acts in the round
+K_NOISE = 5         # inner steps of the noise sweeps in m and E^t (the rate claims' K)
 
 
 @functools.cache
@@ -124,6 +132,42 @@ def lemma42_vs_delay(period, replicates, seed, backend="numpy", *,
     rho = int(period)
     beta = STEP_FRACTION * _beta_max() / (rho if delay_scaled else 1)
     return lemma42(K_DELAY, beta, replicates, seed, backend, period=rho)
+
+
+def inner_noise(clients: int, local: int, replicates: int, seed: int, backend: str, *,
+                step_factor: float = 1.0, aligned: bool = True) -> dict:
+    """One synchronous AFBO round on ``clients`` clients (copies of the population: the same
+    ``y*`` and constants at every ``m``) from ``x^t = x*``, ``y^t = y*(x^t)``: ``K = 5`` inner
+    steps of ``β = 0.99/(2ℓ_{g,1})``, each client's ``G_i`` the aligned mean of ``local``
+    gradients drawn at ``y^{t,k}`` (AFBO-I1).  ``value`` = ``‖y^{t+1} − y*(x^t)‖²``: the round
+    starts at the solution, so this is Lemma 4.2's variance part alone; ``term`` = that part
+    with Thm 4.1(a)'s ``1/(mE^t)``, ``4(σ_g² + σ_{g,1}²)Kβ²/(mE^t)`` (recorded).  Mutants:
+    ``step_factor = m`` (the server sums the ``G_i``), ``aligned=False`` (the sum ``Σ_e``)."""
+    m, E = int(clients), int(local)
+    prob = problem(m)
+    x = np.asarray(prob.x_star, float)
+    ys = np.asarray(prob.y_star(x), float)
+    beta = STEP_FRACTION * _beta_max()
+    tr = run("afbo", prob, rounds=1, replicates=replicates, seed=seed, backend=backend, x0=x,
+             y0=ys, inner_steps=K_NOISE, inner_step=step_factor * beta, outer_step=OUTER_STEP,
+             delay="sync", local_iterations=E, aligned=aligned)
+    c = prob.constants
+    term = 4 * (c["sigma_g2"] + c["sigma_g12"]) * K_NOISE * beta**2 / (m * E)
+    return {"value": ((tr.y[:, 1] - ys) ** 2).sum(axis=-1),
+            "term": per_replicate(term, replicates), **ledger_totals(tr, ("grad_calls",))}
+
+
+def inner_noise_vs_clients(m, replicates, seed, backend="numpy", *, summed: bool = False):
+    """:func:`inner_noise` with ``m`` clients swept, ``E^t = 1`` (``summed``: the server
+    steps with ``Σ_iG_i``, i.e. ``mβ``, a mutant)."""
+    return inner_noise(int(m), 1, replicates, seed, backend,
+                       step_factor=float(m) if summed else 1.0)
+
+
+def inner_noise_vs_local(E, replicates, seed, backend="numpy", *, aligned: bool = True):
+    """:func:`inner_noise` on the 4-client population with ``E^t = E`` local iterations swept
+    (``aligned=False``: each client sends ``Σ_e`` instead of ``(1/E)Σ_e``, a mutant)."""
+    return inner_noise(4, int(E), replicates, seed, backend, aligned=aligned)
 
 
 def _lambda_max() -> float:
@@ -231,4 +275,55 @@ CLAIMS = [
                   "together (Periodic), the outer loop synchronous; σ_g² the instance's "
                   "heterogeneity (sup over the radius-10 ball), σ_{g,1}² = σ²"),
         conditions=_conditions(lambda v: STEP_FRACTION), touches=("AFBO-R12",)),
+]
+
+# The variance part in the clients and the local iterations: Thm 4.1(a)'s first term of C
+_NOISE_STATEMENT = (r"\mathbb{E}\|y^{t+1} - y^*(x^t)\|^2 \propto \frac{4L_fU_2(\sigma_g^2 + "
+                    r"\sigma_{g,1}^2)}{m\mu_fE^t}\sum_k\beta_{t,k}^2\quad(y^t = y^*(x^t))")
+_NOISE_QUANTITY = r"\mathbb{E}\|y^{t+1} - y^*(x^t)\|^2\ \mathrm{from}\ y^t = y^*(x^t)"
+_NOISE_SCHEDULE = (f"one synchronous AFBO round from x^t = x*, y^t = y*(x^t) (the contraction "
+                   f"part of Lemma 4.2 is then zero: the value is its variance part), K = "
+                   f"{K_NOISE} inner steps of β = {STEP_FRACTION:g}/(2ℓ_{{g,1}}), σ = 1, each "
+                   "G_i the aligned mean of E^t gradients drawn at y^{t,k} (AFBO-I1)")
+#: the noise claims' replicates: the value is a weighted χ² in d_y = 3 coordinates (relative
+#: sd ≈ 0.8 per replicate), so 2048 give a per-point standard error ≈ 2 % and a slope's ≈ 0.02
+#: over three doublings (resolution ≈ 0.16 against the tolerance 0.1)
+_NOISE_REPLICATES = per_budget(2048, 4096, 8192)
+
+
+def _noise_claim(name, source, variable, measure, grid, law_var, mutant, schedule, touches):
+    """An inner-noise claim: :func:`inner_noise` swept in ``variable``, at most the exponent
+    of ``afbo.thm41a_inner_noise_term`` in ``law_var`` (−1)."""
+    return P.claim(
+        name, role="confirmation", source=source, statement=_NOISE_STATEMENT, kind="at_most",
+        variable=variable, quantity=_NOISE_QUANTITY, measure=measure, grid=grid,
+        replicates=_NOISE_REPLICATES,
+        law=law("afbo.thm41a_inner_noise_term", "exponent", law_var), tolerance=0.1,
+        mutants=(mutant,), schedule=f"{_NOISE_SCHEDULE}; {schedule}",
+        conditions=_conditions(lambda v: STEP_FRACTION), touches=touches)
+
+
+CLAIMS += [
+    _noise_claim(
+        "inner_noise_vs_clients",
+        P.cite("Thm 4.1(a), C's term 4L_fU_2(σ_g² + σ_{g,1}²)Σ_kβ²/(mμ_fE^t); Remark 2 "
+               "('decreases as the total number of clients increases')"),
+        "m", inner_noise_vs_clients,
+        per_budget([4, 8, 16, 32], [4, 8, 16, 32, 64], [4, 8, 16, 32, 64, 128]), "m",
+        Mutant("summed_gradients", "the server steps with the sum Σ_iG_i of the clients' inner "
+               "gradients instead of their mean: the noise of m clients is added, not "
+               "averaged, and the error grows with m", {"summed": True}, kind="noise_averaging"),
+        "E^t = 1; m clients, m/4 copies of the 4-client population (κ_g ≈ 3.03; the same y* "
+        "and constants at every m)", ("AFBO-R12", "AFBO-I1")),
+    _noise_claim(
+        "inner_noise_vs_local_iterations",
+        P.cite("Thm 4.1(a), C's term 4L_fU_2(σ_g² + σ_{g,1}²)Σ_kβ²/(mμ_fE^t), with E^t the "
+               "clients' local iteration number (AFBO-R16)", "[INFERRED]"),
+        "E^t", inner_noise_vs_local, per_budget([1, 2, 4, 8], [1, 2, 4, 8, 16], [1, 2, 4, 8, 16, 32]),
+        "E_t",
+        Mutant("unaligned", "each client sends the sum Σ_e of its E^t local gradients instead of "
+               "the aligned mean (1/E^t)Σ_e: the step is E^tβ and the noise grows with E^t",
+               {"aligned": False}, kind="noise_averaging"),
+        "m = 4 (the population), E^t = E swept, the same for every client",
+        ("AFBO-R12", "AFBO-R16", "AFBO-I1")),
 ]
