@@ -23,7 +23,6 @@ from ...kit import law, per_replicate
 from .anarchy import (
     _A1_FLOOR,
     FLOOR_RELAXATIONS,
-    _floor_eta_conditions,
     _sc_floor_schedule,
     floor_eta_schedule,
     floor_problem,
@@ -130,6 +129,14 @@ def _bias_floor_conditions(strongly_convex: bool):
                               strongly_convex=strongly_convex)
 
 
+def _step_conditions():
+    """Thm 4.1(b)'s conditions along :func:`nonconvex_floor_vs_step`'s sweep ``x = 1/η``."""
+    sc = floor_eta_schedule
+    return theorem_conditions(floor_problem().constants, lambda x: 1.0 / x,
+                              lambda x: sc(x)["inner_step"], rounds=lambda x: sc(x)["rounds"],
+                              neumann=lambda x: sc(x)["neumann_steps"])
+
+
 def _clients_conditions():
     """Thm 4.1(b)'s conditions at :func:`nonconvex_floor_vs_clients`' schedule (the constants
     are those of :func:`floor_problem` at every ``m``)."""
@@ -209,7 +216,7 @@ CLAIMS = [
                  "step β = (η/a_1)/√(K·T(a_1)) ∝ η; instance floor_problem() (m = 4, κ = 1, "
                  "coupling 0.25, upper_mu 2)",
         touches=("AFBO-R6", "AFBO-R12", "AFBO-R14", "AFBO-R17"),
-        conditions=_floor_eta_conditions()),
+        conditions=_step_conditions()),
     P.claim(
         "nonconvex_floor_vs_clients", role="confirmation",
         source=P.cite("Thm 4.1(b) from a minimiser, synchronous, at a constant step: its part "
