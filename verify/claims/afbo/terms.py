@@ -87,7 +87,8 @@ def nonconvex_bias_floor(N, replicates, seed, backend="numpy", *, scale: float =
 
 
 # ============================================================================ η and m (noisy)
-def _sync_floor(p, sc: dict, replicates, seed, backend, *, step_factor=1.0, indirect=True):
+def _synchronous_average(p, sc: dict, replicates, seed, backend, *, step_factor=1.0,
+                         indirect=True):
     """Synchronous AFBO on ``p`` from ``(x*, y*(x*))`` with the hyperparameters ``sc`` (its
     ``rounds`` popped), the outer step times ``step_factor``; value ``(1/T)Σ_t‖∇Φ(x^t)‖²``."""
     sc = dict(sc)
@@ -106,8 +107,8 @@ def nonconvex_floor_vs_step(eta_inv, replicates, seed, backend="numpy", *,
                             indirect: bool = True):
     """Thm 4.1(b) at a constant ``η = 1/eta_inv`` on :func:`floor_problem`, synchronous:
     ``T(η) = ⌈6/(ημ_Φ)⌉`` rounds, ``β ∝ η`` (:func:`floor_eta_schedule`, AFBO-R14)."""
-    return _sync_floor(floor_problem(), floor_eta_schedule(eta_inv), replicates, seed, backend,
-                       indirect=indirect)
+    return _synchronous_average(floor_problem(), floor_eta_schedule(eta_inv), replicates, seed,
+                                backend, indirect=indirect)
 
 
 def nonconvex_floor_vs_clients(m, replicates, seed, backend="numpy", *, summed: bool = False):
@@ -115,8 +116,8 @@ def nonconvex_floor_vs_clients(m, replicates, seed, backend="numpy", *, summed: 
     copies of :func:`floor_problem` (the same Φ, ``x*`` and constants at every ``m``),
     synchronous (``summed``: the server steps with ``Σ_iH_i``, i.e. ``mη``, a mutant)."""
     m = int(m)
-    return _sync_floor(floor_problem().tiled_to(m), _sc_floor_schedule(), replicates, seed,
-                       backend, step_factor=float(m) if summed else 1.0)
+    return _synchronous_average(floor_problem().tiled_to(m), _sc_floor_schedule(), replicates,
+                                seed, backend, step_factor=float(m) if summed else 1.0)
 
 
 # ============================================================================ conditions
