@@ -132,7 +132,7 @@ def local_ihgp(ctx: Context, idx, x, y, neumann_steps: int, scale: float,
 
 
 def phe(ctx: Context, x, y, neumann_steps: int, sampled_clients: int, scale: float,
-        replace: bool = True):
+        replace: bool = True, truncation: str = "random"):
     """FedMBO's Parallel Hypergradient Estimator (Alg. 2, eq. 6): ``n`` chains per replicate,
 
     ``H_i = ∇ₓf_{c_i⁰} − ∇²_{xy}g_{c_i^{max+1}} (N/ℓ) Π_{l=1}^{N_i}(I − ∇²_{yy}g_{c_i^l}/ℓ) ∇_y f_{c_i⁰}``.
@@ -144,10 +144,17 @@ def phe(ctx: Context, x, y, neumann_steps: int, sampled_clients: int, scale: flo
     Neumann step moves every chain to another client), averaged over replicates, counted from
     the relays executed (``Context.broadcast``/``upload`` with ``active=``).  Only the chains
     still alive are computed at each hop (``tests/test_estimators.py``: the same ``H_i`` as
-    computing every chain and masking the finished ones).
+    computing every chain and masking the finished ones).  ``truncation="full"``: every chain
+    runs all ``N − 1`` hops and sums the series ``(1/ℓ) Σ_{k<N} Π_{l≤k}(I − ∇²_{yy}g_{c_i^l}/ℓ)
+    ∇_y f_{c_i⁰}``, the random truncation's expectation given the chain's clients (a comparison
+    estimator, as :func:`ihgp`'s).
     """
     R, n, N, xp = ctx.replicates, sampled_clients, neumann_steps, ctx.xp
+    if truncation not in ("random", "full"):
+        raise ValueError(f"`truncation` must be 'random' or 'full', got {truncation!r}")
     xb, yb = x[:, None, :], y[:, None, :]
+    if truncation == "full":
+        return _phe_series(ctx, xb, yb, N, n, scale, replace)
     trunc = _truncations(ctx, (R, n), N)
     C0 = ctx.oracle.sample_clients(R, n, replace)
     d = ctx.oracle.grad_x_f(C0, xb, yb)
@@ -176,6 +183,30 @@ def phe(ctx: Context, x, y, neumann_steps: int, sampled_clients: int, scale: flo
     H = d - ctx.oracle.jvp_xy_g(Cend, xb, yb, p)
     ctx.upload(H)                         # the server averages the H_i (the caller's mean)
     ctx.hold(x.shape[-1], 2 * y.shape[-1])
+    return H
+
+
+def _phe_series(ctx: Context, xb, yb, N: int, n: int, scale: float, replace: bool):
+    """:func:`phe` with ``truncation="full"``: the same clients and relays, every chain alive
+    for all ``N − 1`` hops, ``p`` the partial sums of the series."""
+    R, o = ctx.replicates, ctx.oracle
+    C0 = o.sample_clients(R, n, replace)
+    d = o.grad_x_f(C0, xb, yb)
+    p = o.grad_y_f(C0, xb, yb) / scale
+    total = p
+    ctx.broadcast(xb[:, 0, :], yb[:, 0, :])
+    ctx.upload(p)
+    for _ in range(1, N):
+        Cl = o.sample_clients(R, n, replace)
+        ctx.broadcast(p[:, 0, :])
+        p = p - o.hvp_yy_g(Cl, xb, yb, p) / scale
+        total = total + p
+        ctx.upload(p)
+    Cend = o.sample_clients(R, n, replace)
+    ctx.broadcast(total[:, 0, :])
+    H = d - o.jvp_xy_g(Cend, xb, yb, total)
+    ctx.upload(H)
+    ctx.hold(xb.shape[-1], 3 * yb.shape[-1])
     return H
 
 

@@ -213,6 +213,11 @@ def bounds() -> list:
         kappa_g**5 * eps**-2 / n, "K", "O",
         {"epsilon": "accuracy", "n": "sampled clients", "kappa_g": "κ_g"},
         notes=("stated K = O(κ_g⁵ ε^{−2}/n); rederived by inverting fedmbo.cor1",)))
+    _add(Bound(
+        "fedmbo.cor1_bias", THEORY_PAPER, _src("proof of Cor 1"), 1 / sp.sqrt(K), r"b^2", "O",
+        {"K": "outer iterations"}, ("N = Ω(κ_g log K) (read N = ⌈κ_g log K⌉, constant 1)",),
+        ("the proof: 'N = Ω(κ_g log K) implies b = 1/K^{1/4}', so b² = K^{−1/2}; b is Prop 1's "
+         "bias bound (FEDMBO-R9)",)))
     # squared forms (the claims measure ‖H̄ − ∇̄f‖²)
     prop1 = fedmbo_prop1
     _add(Bound(

@@ -298,6 +298,13 @@ def bounds() -> list:
         {"T": "rounds", "P": "clients", "tau": "local steps"}, (),
         ("[INFERRED] MEMFBO-I3: stochastic (PτT)^{−2/7} plus the deterministic λ/T + 1/λ² "
          "floor T^{−2/3}",)))
+    _add(Bound(
+        "memfbo.rate_full_excess", THEORY_PAPER, _src("Thm 5.11 (full)", "[INFERRED]"),
+        sp.expand(memfbo_rate_full.expr - T ** _R(-2, 3)),
+        r"\min_t \mathbb{E}\|\nabla\Phi(x^t)\|^2 - \|\nabla\Phi(x_\lambda)\|^2", "O",
+        {"T": "rounds", "P": "clients", "tau": "local steps"}, (),
+        ("MEMFBO-R7: memfbo.rate_full less its limit Pτ → ∞ at a fixed T (the T^{−2/3} "
+         "floor): the part that depends on P and τ",)))
     _add(memfbo_rate_full.derive(
         "memfbo.rate_full_tau_max", {"tau": c_tau * T ** _R(4, 3) / P},
         "Cor 5.12's τ = c_τ P^{−1}T^{4/3} substituted", variables={"T": "rounds"}))

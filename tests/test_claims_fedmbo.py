@@ -11,6 +11,7 @@ import pytest
 
 from bilevel_theory import make_context
 from bilevel_theory.estimators import neumann_bias_matrix
+from bilevel_theory.trace import LEDGER_FIELDS
 from bilevel_theory.verify.claim import BUDGETS
 from bilevel_theory.verify.claims import fedmbo as F
 from bilevel_theory.verify.claims.fedmbo import common, stationarity
@@ -306,3 +307,39 @@ def test_fedmbo_hypergradients_hook_is_phe():
     a = alg.hypergradients(make_context(P, 4, 7, "numpy"), x, y)
     b = phe(make_context(P, 4, 7, "numpy"), x, y, 6, 3, alg.hp["neumann_scale"], True)
     np.testing.assert_array_equal(a, b)
+
+
+def test_phe_full_truncation_is_the_random_truncations_mean():
+    """PHE's ``truncation="full"`` (every chain sums its series) has PHE's conditional mean
+    ``H̄`` on a many-client instance, and is the exact series on one client."""
+    from bilevel_theory.estimators import phe
+
+    p = F.phe_problem()
+    x, y = F.PHE_POINT
+    ctx = make_context(p, 64, seed=3)
+    xb, yb = (np.broadcast_to(np.asarray(v, float), (64, p.dim_x)) for v in (x, y))
+    H = phe(ctx, xb, yb, 6, 256, p.constants["ell_g1"], truncation="full")
+    z = _z(H.reshape(-1, p.dim_x), F.phe_mean(p, x, y, 6, p.constants["ell_g1"]))
+    assert np.all(np.abs(z) < 4.5), z
+    hvp_calls = ctx.snapshot()[LEDGER_FIELDS.index("hvp_calls")]
+    assert hvp_calls == pytest.approx(5 * 256)  # every chain runs all N − 1 hops
+    with pytest.raises(ValueError, match="truncation"):
+        phe(ctx, xb, yb, 6, 4, 1.0, truncation="fixed")
+
+
+def test_bias_at_cor1_N_is_the_series_tail_and_the_mutant_drops_kappa():
+    """At N(K) = ⌈κ_g log K⌉ the measured squared bias is the series' tail (bρ^N q/a)², the
+    law is the sentence's −1/2 (b = K^{−1/4}), and the mutant's N is ⌈log K⌉."""
+    from bilevel_theory.verify.claims.fedmbo import bias
+
+    claim = next(c for c in F.CLAIMS if c.id == "fedmbo.bias_at_cor1_N")
+    assert claim.law.value == -0.5
+    kg = F.scalar_problem(**F.TIGHT).constants["kappa_g"]
+    for K in (16, 1024):
+        out = bias.bias_at_cor1_N(K, 2, seed=0)
+        N = math.ceil(kg * math.log(K))
+        assert out["neumann_steps"][0] == N and out["value"][0] == out["value"][1]
+        assert out["value"][0] == pytest.approx((600 / 49 * (1 - 1 / kg) ** N) ** 2, rel=1e-9)
+        assert bias.bias_at_cor1_N(K, 2, 0, kappa_factor=False)["neumann_steps"][0] == (
+            math.ceil(math.log(K)))
+    assert all(c["holds"] for c in claim.check_conditions("full"))

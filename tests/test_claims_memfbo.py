@@ -61,6 +61,9 @@ def test_laws_are_derived():
     assert laws["memfbo.linear_speedup_partial"] == pytest.approx(-2 / 7)
     assert laws["memfbo.rounds_partial_participation"] == pytest.approx(-2 / 7)
     assert laws["memfbo.rounds_full_participation"] == pytest.approx(-2 / 3)
+    # MEMFBO-R7: the full-participation rate less its T^{−2/3} floor, in τ and in P
+    assert laws["memfbo.rate_full_vs_local_steps"] == pytest.approx(-2 / 7)
+    assert laws["memfbo.rate_full_vs_clients"] == pytest.approx(-2 / 7)
     assert laws["memfbo.client_drift_fixed_eta"] == 1.0      # Prop. 5.8 as stated, fixed η
     assert laws["memfbo.client_drift_gamma_over_tau"] == -1.0  # η = γ/τ substituted
     assert laws["memfbo.drift_stationarity_vs_tau"] == -1.0
@@ -206,3 +209,41 @@ def test_client_sampling_spread_grows_at_most_like_kappa():
             u = np.linalg.solve(A.mean(0), v)
             spread = np.mean(np.sum((np.einsum("nij,j->ni", A - A.mean(0), u)) ** 2, -1))
             assert spread <= cap * (v @ v) * (1 + 1e-12)
+
+
+def test_rate_apart_from_T_is_the_excess_over_the_penalty_floor():
+    """The τ- and P-sweeps at T = 400 store the tail average less ‖∇Φ(x_λ)‖² (λ = c_λT^{1/3}
+    at every point), on copies of the instance for P; the grids stay within Cor 5.12's
+    τ ≤ c_τT^{4/3}/P; bad sweep values are refused."""
+    from bilevel_theory.verify.claims.memfbo import rates as MR
+
+    out = MR.full_excess_P(32, 2, seed=1)
+    sc = M.schedule(MR.T_APART, 32, True, tau=MR.TAU_APART)
+    tr = run("memfbo", M.problem().tiled(2), rounds=MR.T_APART, replicates=2, seed=1, **sc)
+    floor = penalty_stationary_point(M.problem(), sc["penalty"])[1]
+    np.testing.assert_allclose(out["value"], MR._tail(tr) - floor)
+    assert out["penalty_floor"][0] == pytest.approx(floor) and floor > 0
+    for cid in ("memfbo.rate_full_vs_local_steps", "memfbo.rate_full_vs_clients"):
+        claim = next(c for c in M.CLAIMS if c.id == cid)
+        assert all(c["holds"] for c in claim.check_conditions("full")), cid
+    with pytest.raises(ValueError, match="multiple of 16"):
+        MR.full_excess_P(24, 2, seed=0)
+    with pytest.raises(ValueError, match="mutant"):
+        MR.full_excess_tau(2, 2, seed=0, mutant="one_client")
+
+
+def test_last_direction_mutant_uploads_the_last_local_step():
+    """With one local step the last direction is eq. (7)'s aggregate: the same run, bitwise."""
+    sc = M.schedule(40, M.N_CLIENTS, True, tau=1)
+    a = MC._run(M.problem(), 40, 2, 3, "numpy", **sc)
+    b = MC._run(M.problem(), 40, 2, 3, "numpy", "last_direction", **sc)
+    np.testing.assert_array_equal(a.x, b.x)
+
+
+@pytest.mark.parametrize("cid, grid, reps", [
+    ("memfbo.rate_full_vs_local_steps", (1, 4, 16), 8),
+    ("memfbo.rate_full_vs_clients", (16, 64, 128), 8),
+])
+def test_rate_apart_claims_reach_their_verdicts_on_a_short_grid(cid, grid, reps,
+                                                                short_grid_verdicts):
+    short_grid_verdicts(next(c for c in M.CLAIMS if c.id == cid), grid, reps)

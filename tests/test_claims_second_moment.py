@@ -96,6 +96,7 @@ def test_unnormalized_mutant_multiplies_the_direction_by_tau():
     ("memfbo.second_moment_vs_local_steps", (1, 4, 16, 64), 16),
     ("memfbo.second_moment_partial_vs_tau", (16, 32, 64), 32),
     ("memfbo.second_moment_relaxed_participation", (2, 8, 32), 16),
+    ("memfbo.sampling_floor_vs_sampled_clients", (1.0, 15.0, 225.0), 4),
 ])
 def test_claim_and_mutants_reach_their_verdicts_on_a_short_grid(cid, grid, reps,
                                                                 short_grid_verdicts):
@@ -134,3 +135,18 @@ def test_relaxed_participation_meets_the_threshold_and_its_law():
     assert SM.relaxed_sampled(n, n) == n
     assert claim.law.value == -1.0
     assert all(c["holds"] for c in claim.check_conditions("full"))
+
+
+def test_sampling_floor_runs_where_the_client_sampling_term_dominates():
+    """The floor's τ is the first power of 2 above τ₀ at the sweep's largest P < n (where the
+    client-sampling term is smallest), so the data-sampling term is at most 5% of it at every
+    point; its law is the client-sampling term's −1 in P_eff, and its mutant draws with
+    replacement."""
+    t0 = SM.tau_threshold(max(SM.FLOOR_SAMPLED))
+    assert SM.floor_tau() >= t0 > SM.floor_tau() / 2
+    assert all(SM.tau_threshold(P) <= t0 for P in SM.FLOOR_SAMPLED)
+    claim = CATALOGUE["memfbo.sampling_floor_vs_sampled_clients"]
+    assert claim.law.value == -1.0
+    assert all(c["holds"] for c in claim.check_conditions("full"))
+    (mutant,) = claim.mutants
+    assert mutant.measure_kwargs == {"algorithm": "with_replacement"}

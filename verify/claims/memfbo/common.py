@@ -129,7 +129,21 @@ class DirectOnly(MemFBO):
         return ctx.oracle.grad_x_f(idx, x, y), dy, dz
 
 
+class LastDirectionUpload(MemFBO):
+    """Mutant: each client uploads the directions of its last local step instead of eq. (7)'s
+    normalized aggregation over its ``τ`` steps (MEMFBO-I1), so the ``τ`` samples' noise is not
+    averaged."""
+
+    def local_gradients(self, ctx, idx, x, y, z):
+        self._last = super().local_gradients(ctx, idx, x, y, z)
+        return self._last
+
+    def upload(self, ctx, hx, hy, hz):
+        return super().upload(ctx, *self._last)
+
+
 MUTANT_ALGORITHMS = {None: MemFBO, "one_client": OneClientUpload,
+                     "last_direction": LastDirectionUpload,
                      "stored_directions": StoredDirections, "second_order": SecondOrderStep,
                      "indirect_dropped": DirectOnly}
 

@@ -109,12 +109,54 @@ def rate_full_T(T, replicates, seed, backend="numpy", *, mutant=None):
                      tau=TAU_FIXED if mutant == "tau_fixed" else None)
 
 
+#: the fixed round count of the P- and τ-sweeps at full participation (MEMFBO-R7): τ up to 32
+#: stays within Cor. 5.12's τ ≤ c_τT^{4/3}/P (46 at P = 16)
+T_APART = 400
+TAU_APART = 2   # τ of the P-sweep
+
+
+def _excess_run(prob, tau, replicates, seed, backend, mutant=None) -> dict:
+    """Full participation (``P = n`` of ``prob``), ``T = 400`` rounds, ``τ`` local steps, λ and
+    ``γ_x`` of the full-participation schedule at that ``(T, P, τ)``; ``value`` = the
+    tail-averaged ``‖∇Φ(x^t)‖²`` less the penalty floor ``‖∇Φ(x_λ)‖²`` (closed form)."""
+    P = prob.clients
+    sc = schedule(T_APART, P, True, tau=int(tau))
+    tr = _run(prob, T_APART, replicates, seed, backend, mutant, **sc)
+    floor = penalty_stationary_point(prob, sc["penalty"])[1]
+    return {"value": _tail(tr) - floor, "diverged": tr.diverged,
+            "penalty_floor": per_replicate(floor, replicates),
+            "gamma_x": per_replicate(sc["gamma_x"], replicates),
+            "local_steps": per_replicate(int(tau), replicates),
+            "sampled_clients": per_replicate(P, replicates)}
+
+
+def full_excess_tau(tau, replicates, seed, backend="numpy", *, mutant=None):
+    """:func:`_excess_run` on the 16-client instance, ``τ`` swept; ``mutant="last_direction"``:
+    :class:`LastDirectionUpload`."""
+    if mutant not in (None, "last_direction"):
+        raise ValueError(f"`mutant` must be None or 'last_direction', got {mutant!r}")
+    return _excess_run(problem(), tau, replicates, seed, backend, mutant)
+
+
+def full_excess_P(P, replicates, seed, backend="numpy", *, mutant=None):
+    """:func:`_excess_run` at ``τ = 2`` on the instance's 16 clients repeated ``P/16`` times
+    (the same Φ and spread), ``P = n`` swept; ``mutant="one_client"``: :class:`OneClientUpload`."""
+    if mutant not in (None, "one_client"):
+        raise ValueError(f"`mutant` must be None or 'one_client', got {mutant!r}")
+    copies, rest = divmod(int(P), N_CLIENTS)
+    if rest or copies < 1:
+        raise ValueError(f"`P` must be a positive multiple of {N_CLIENTS}, got {P!r}")
+    return _excess_run(problem().tiled(copies), TAU_APART, replicates, seed, backend, mutant)
+
+
 # ============================================================================ laws
 _RATE_PARTIAL = _cited("memfbo.rate_partial", "Thm 5.11 (partial), MEMFBO-I3", "[INFERRED]")
 LAW_PART_T = law(_RATE_PARTIAL, "exponent", "T")
 LAW_PART_P = law(_RATE_PARTIAL, "exponent", "P")
 LAW_FULL_T = law(_cited("memfbo.rate_full_tau_max", "Thm 5.11 (full) with Cor. 5.12's τ, "
                         "MEMFBO-I3", "[INFERRED]"), "exponent", "T")
+_RATE_EXCESS = _cited("memfbo.rate_full_excess", "Thm 5.11 (full), MEMFBO-I3, less its T^{-2/3} "
+                      "floor (MEMFBO-R7)", "[INFERRED]")
 
 
 # ============================================================================ conditions
@@ -137,6 +179,52 @@ def _rate_conditions(TP, full: bool) -> tuple[Condition, ...]:
         conds.append(Condition("P < n, sampled without replacement (Thm 5.11, partial)",
                                lambda x: TP(x)[1], N_CLIENTS - 1))
     return tuple(conds)
+
+
+def _apart_conditions(P_of, tau_of) -> tuple[Condition, ...]:
+    """Thm 5.11 (full)'s hypotheses at a sweep point of the P- or τ-sweep at ``T = 400``:
+    λ large, the step cap, full participation, and Cor. 5.12's largest τ."""
+    def sc(x):
+        return schedule(T_APART, P_of(x), True, tau=tau_of(x))
+    return (
+        _penalty_large(lambda x: sc(x)["penalty"]),
+        Condition("γ_x ≤ γ̄_x (the step cap; toolkit γ̄_x, MEMFBO-I2)",
+                  lambda x: sc(x)["gamma_x"], lambda x: _gammas(sc(x)["penalty"])["gamma_x"]),
+        Condition("τ = O(P^{−1}T^{4/3}) at most (Cor 5.12, full): τ ≤ c_τT^{4/3}/P",
+                  tau_of, lambda x: C_TAU * T_APART ** TAU_EXP / P_of(x),
+                  note=f"c_τ = {C_TAU:g}, the rate claims' constant"),
+    )
+
+
+def _apart_claim(name, variable, setting, measure, grid, mutant, schedule_head, conditions,
+                 averaging):
+    """Thm 5.11 (full participation) in one of P, τ at ``T = 400`` (MEMFBO-R7): the value less
+    the penalty floor against the bound's ``(PτT)^{−2/7}``."""
+    word = "τ" if variable == r"\tau" else variable
+    return P_.claim(
+        f"rate_full_vs_{name}", role="confirmation",
+        source=P_.cite(f"Thm 5.11 (full participation) in {word} at a fixed T (MEMFBO-R7)",
+                       "[INFERRED]"),
+        statement=r"\min_t \mathbb{E}\|\nabla\Phi(x^t)\|^2 - \|\nabla\Phi(x_\lambda)\|^2 = "
+                  rf"\mathcal{{O}}((P\tau T)^{{-2/7}})\ \mathrm{{in}}\ {variable}\quad({setting})",
+        kind="at_most", variable=variable, quantity=APART_QUANTITY, measure=measure, grid=grid,
+        replicates=per_budget(16, 64, 128),
+        law=law(_RATE_EXCESS, "exponent", "tau" if word == "τ" else "P"), tolerance=0.1,
+        mutants=(mutant,),
+        schedule=(f"{schedule_head}; λ = c_λT^{{1/3}}, {LAM_RULE}; {GAMMA_RULE}; the value less "
+                  "the penalty floor ‖∇Φ(x_λ)‖² (closed form, constant along the sweep), whose "
+                  "remainder as Pτ → ∞ (the transient of T rounds) can only flatten the slope; "
+                  + INSTANCE),
+        conditions=conditions,
+        reason=(f"The excess is the noise floor γ_xλ²σ²/(Pτ) of the x-iteration ({averaging}) "
+                f"plus the transient: with γ_x ∝ (Pτ)^{{1/2}} below its cap it falls as "
+                f"{word}^{{−1/2}}, and as {word}^{{−1}} at the cap, steeper than the bound's "
+                f"{word}^{{−2/7}}."),
+        touches=(*TOUCH_RATE, "MEMFBO-R7"))
+
+
+APART_QUANTITY = (r"\frac{2}{T}\sum_{t > T/2}\|\nabla\Phi(x^t)\|^2 - "
+                  r"\|\nabla\Phi(x_\lambda)\|^2")
 
 
 # ============================================================================ claims
@@ -230,4 +318,26 @@ CLAIMS = [
         conditions=_rate_conditions(lambda T: (int(T), N_CLIENTS), full=True),
         touches=(*TOUCH_RATE, "MEMFBO-I4", "MEMFBO-R3"),
     ),
+    _apart_claim(
+        "local_steps", r"\tau", rf"P = n,\ T = {T_APART}", full_excess_tau,
+        per_budget([1, 2, 4, 8, 16], [1, 2, 4, 8, 16, 32], [1, 2, 4, 8, 16, 32]),
+        Mutant("last_direction",
+               "each client uploads the directions of its last local step instead of eq. (7)'s "
+               "aggregation over its τ steps: the τ samples' noise is not averaged, so the noise "
+               "floor no longer falls with τ", {"mutant": "last_direction"},
+               kind="noise_averaging"),
+        f"P = n = {N_CLIENTS}, T = {T_APART}, τ swept",
+        _apart_conditions(lambda x: N_CLIENTS, lambda x: int(x)),
+        "the τ local samples averaged by eq. (7)"),
+    _apart_claim(
+        "clients", "P", rf"P = n,\ \tau = {TAU_APART},\ T = {T_APART}", full_excess_P,
+        per_budget([16, 32, 64, 128], [16, 32, 64, 128, 256], [16, 32, 64, 128, 256]),
+        Mutant("one_client",
+               "client updates not averaged: the server applies one participating client's "
+               "upload, so the variance no longer falls as 1/P while γ_x still grows with P",
+               {"mutant": "one_client"}, kind="noise_averaging"),
+        f"P = n = 16c clients (the instance's 16 repeated c times: the same Φ, x_λ and spread), "
+        f"τ = {TAU_APART}, T = {T_APART}",
+        _apart_conditions(lambda x: int(x), lambda x: TAU_APART),
+        "the P uploads averaged by eq. (8)"),
 ]

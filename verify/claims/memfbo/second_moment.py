@@ -190,6 +190,25 @@ def _tau_grid(count: int) -> list[int]:
     return [first * 2 ** j for j in range(count)]
 
 
+#: the sampled clients of the floor's P-sweep (P < n = 16)
+FLOOR_SAMPLED = (1, 2, 4, 8, 12, 14, 15)
+
+
+def floor_tau(share: float = 0.05) -> int:
+    """The ``τ`` of the floor's ``P``-sweep: the first power of 2 at which Prop. 5.10's
+    data-sampling term is at most ``share`` of its client-sampling term at every ``P`` of the
+    sweep (:func:`tau_threshold` at the largest ``P < n``, where the latter is smallest)."""
+    return 2 ** math.ceil(math.log2(tau_threshold(max(FLOOR_SAMPLED), share)))
+
+
+def floor_vs_P(p_eff, replicates, seed, backend="numpy", *, algorithm=None):
+    """``‖h_y‖²`` on the heterogeneous noisy instance (``σ = 1``, ``h = 1``) at ``τ =``
+    :func:`floor_tau` local steps, ``P`` of ``n = 16`` such that ``P(n − 1)/(n − P) = p_eff``:
+    the floor that further ``τ`` does not lower, against the number of sampled clients."""
+    return second_moment(problem(SIGMA), _P_of(p_eff), floor_tau(), replicates, seed, backend,
+                         algorithm, POOL)
+
+
 RELAXED_TILES = 4  # n = 64 clients (the instance tiled), so that P(τ) < n up to τ = 32
 RELAXED_N = N_CLIENTS * RELAXED_TILES
 
@@ -242,11 +261,23 @@ def _laws():
         source=P_.cite("Thm 5.11 (relaxed participation) on Prop. 5.10's last two terms"))
     relaxed = R_.Bound(relaxed.name, relaxed.paper, relaxed.source, sp.simplify(relaxed.expr),
                        relaxed.quantity, relaxed.relation, relaxed.variables, notes=relaxed.notes)
+    floor = b.derive(
+        "memfbo.prop510_sampling_floor",
+        {**at_start, "M_se": 0, "n": P * (p_eff - 1) / (p_eff - P)},
+        "at (x_λ, y_λ(x_λ)) and τ ≥ τ₀, where the data-sampling term λ²M_se/(Pτ) is at most 5% "
+        "of the client-sampling term at every P < n of the sweep: the latter alone, the "
+        "'dominant error' of §5.2 (the drift terms O(λ²)(Δ_x + Δ_y) and the data-sampling "
+        "term's P-free part only add a constant in P_eff); n written through P_eff",
+        source=P_.cite("§5.2 after Cor 5.12 (the dominant client-sampling error), on Prop. 5.10"),
+        variables={"P_eff": "effective draws P(n − 1)/(n − P)"})
+    floor = R_.Bound(floor.name, floor.paper, floor.source, sp.simplify(floor.expr),
+                     floor.quantity, floor.relation, floor.variables, notes=floor.notes)
     return (law(sampling, "exponent", "P_eff"), law(data, "exponent", "tau"),
-            law(partial, "exponent", "tau"), law(relaxed, "exponent", "tau"))
+            law(partial, "exponent", "tau"), law(relaxed, "exponent", "tau"),
+            law(floor, "exponent", "P_eff"))
 
 
-LAW_SAMPLING, LAW_DATA, LAW_PARTIAL, LAW_RELAXED = _laws()
+LAW_SAMPLING, LAW_DATA, LAW_PARTIAL, LAW_RELAXED, LAW_FLOOR = _laws()
 
 
 # ============================================================================ conditions
@@ -370,6 +401,42 @@ CLAIMS = [
                "(with η = γ/τ the clients' local drift converges too, to the gradient flow of "
                "total time γ): slope about −0.04 over τ = 16 … 128, while at P = n it keeps "
                "falling (about −0.8).",
+        touches=("MEMFBO-I7", "MEMFBO-I1", "MEMFBO-R2")),
+    P_.claim(
+        "sampling_floor_vs_sampled_clients", role="confirmation",
+        source=P_.cite("§5.2 after Cor 5.12 (\"for partial client participation, we set τ = "
+                       "O(1) because further increasing τ cannot improve the final convergence"
+                       " rate due to the dominant error O((n−P)λ²M_cs/(P(n−1))) induced by "
+                       "client sampling\"), on Prop. 5.10, eq. (11): the error in P"),
+        statement=(r"\tau \geq \tau_0:\ \mathbb{E}\|h_y^t\|^2 \leq \dots + \mathcal{O}\left("
+                   r"\frac{(n-P)\lambda^2}{P(n-1)}\right)M_{cs} = \mathcal{O}"
+                   r"(P_{\mathrm{eff}}^{-1}),\ P_{\mathrm{eff}} = \frac{P(n-1)}{n-P}"),
+        kind="at_most", variable=r"P_{\mathrm{eff}}", quantity=QUANTITY, measure=floor_vs_P,
+        grid=per_budget(_grid_P(FLOOR_SAMPLED), _grid_P(FLOOR_SAMPLED),
+                        _grid_P(FLOOR_SAMPLED)),
+        replicates=per_budget(8, 32, 128),
+        law=LAW_FLOOR, tolerance=0.1,
+        mutants=(REPLACEMENT,),
+        schedule=(f"P ∈ {{{', '.join(map(str, FLOOR_SAMPLED))}}} of n = {N_CLIENTS} "
+                  "heterogeneous noisy clients (σ = 1; P_eff = P(n − 1)/(n − P) from 1 to 225),"
+                  f" τ = {floor_tau()}: the first power of 2 at which the data-sampling term "
+                  "v_L/(Pτ) is at most 5% of the client-sampling term S²(n − P)/(P(n − 1)) at "
+                  f"every P of the sweep (both exact on the instance; τ₀ = "
+                  f"{tau_threshold(max(FLOOR_SAMPLED)):.1f} at P = {max(FLOOR_SAMPLED)}), so "
+                  "that more local steps no longer lower the second moment "
+                  "(memfbo.second_moment_partial_vs_tau); the terms the sentence does not name "
+                  "(the drift's and the data-sampling term's P-free parts) add a constant in "
+                  f"P_eff, which can only flatten the slope; {START}; " + INSTANCE),
+        conditions=(*_conditions(problem(SIGMA), _P_of, lambda x: floor_tau()),
+                    Condition("client sampling dominant: v_L/(Pτ) ≤ 5% of S²(n − P)/(P(n − 1)) "
+                              "(the regime of §5.2's sentence)",
+                              lambda x: floor_tau(), lambda x: tau_threshold(_P_of(x)),
+                              relation=">=", note="τ against the threshold at the point's P")),
+        reason="At τ ≥ τ₀ the second moment is the mean of P of n clients' τ-step directions, "
+               "drawn without replacement: their spread (the clients' own drift included) "
+               "times (n − P)/(P(n − 1)), plus the P-free floor of full participation (0.18 "
+               "against 2.0 at P = 15): slope about −0.98 in P_eff.  Drawn with replacement "
+               "(the mutant) it is that spread over P, which stays at a sixteenth of it at P = n.",
         touches=("MEMFBO-I7", "MEMFBO-I1", "MEMFBO-R2")),
     P_.claim(
         "second_moment_relaxed_participation", role="confirmation",

@@ -78,9 +78,11 @@ RESULTS = (
     Result("memfbo.thm5.11.full", "theorem", "Thm 5.11 (full participation)",
            r"\min_t\mathbb{E}\|\nabla\Phi(x^t)\|^2 = O((P\tau T)^{-2/7} + T^{-2/3})\ "
            r"(\text{read from Cor 5.12, MEMFBO-I3})", ("m", "τ", "T"), headline=True,
-           claims=("memfbo.rounds_full_participation",),
-           reason="T is swept at P = n with Cor 5.12's τ = ⌈c_τT^{4/3}/P⌉; the (PτT)^{−2/7} term in P "
-                  "and τ apart from T is not swept (τ only through the mutant tau_fixed)"),
+           claims=("memfbo.rounds_full_participation", "memfbo.rate_full_vs_local_steps",
+                   "memfbo.rate_full_vs_clients"),
+           reason="T is swept at P = n with Cor 5.12's τ = ⌈c_τT^{4/3}/P⌉; τ and P apart from T at "
+                  "T = 400 (MEMFBO-R7: the value less the penalty floor against the bound's "
+                  "(PτT)^{−2/7}, memfbo.rate_full_vs_local_steps and memfbo.rate_full_vs_clients)"),
     Result("memfbo.thm5.11.relaxed", "theorem", "Thm 5.11 (relaxed full participation)",
            r"P = n \text{ can be relaxed to } P \ge \min\{(\tau-1)n/\tau + 1, n\} \text{ with "
            r"the same rate}", ("m", "n", "τ"), claims=("memfbo.second_moment_relaxed_participation",),
@@ -120,12 +122,17 @@ RESULTS = (
     Result("memfbo.cor5.12.tau", "section", "§5.2, after Cor 5.12",
            "for partial client participation, we set τ = O(1) because further increasing τ "
            "[does not help: the client-sampling term dominates]; with full participation that "
-           "term vanishes", ("τ", "m"), claims=("memfbo.second_moment_partial_vs_tau",),
-           sweeps={"memfbo.second_moment_partial_vs_tau": "τ"},
-           reason="τ is swept at the level the text argues from, eq. (11)'s last two terms "
-                  "(memfbo.second_moment_partial_vs_tau: flat in τ at P = n/2, falling at P = n, "
-                  "its contrast); P enters only as those two participation levels, not swept; "
-                  "the convergence rate itself in τ at partial participation is not measured "
+           "term vanishes", ("τ", "m"),
+           claims=("memfbo.second_moment_partial_vs_tau",
+                   "memfbo.sampling_floor_vs_sampled_clients"),
+           sweeps={"memfbo.second_moment_partial_vs_tau": "τ",
+                   "memfbo.sampling_floor_vs_sampled_clients": "m"},
+           reason="tested at the level the text argues from, eq. (11)'s last two terms: τ at "
+                  "P = n/2 (memfbo.second_moment_partial_vs_tau: flat in τ, falling at P = n, its "
+                  "contrast) and P at a τ past which more local steps no longer help "
+                  "(memfbo.sampling_floor_vs_sampled_clients: the floor falls as the "
+                  "client-sampling error (n − P)/(P(n − 1)) and vanishes at P = n); the "
+                  "convergence rate itself in τ at partial participation is not measured "
                   "(Thm 5.11's formulas are lost, MEMFBO-I3)"),
     Result("memfbo.cor5.12.vs_others", "section", "§5.2, after Cor 5.12 (comparison)",
            "an improved communication complexity of O(ε^{-1.5}) over the typical O(ε^{-2}) "
@@ -162,5 +169,6 @@ INVENTORY = Inventory(
     key="memfbo", paper="MemFBO 2025", citation="Yang, Xiao, Ma & Ji, AAAI 2025",
     notation={"P": "m", "T": "T", r"\tau": "τ", r"\lambda": "λ"},
     claim_sweeps={"memfbo.second_moment_vs_sampled_clients": "m",
-                  "memfbo.second_moment_vs_clients": "n"},
+                  "memfbo.second_moment_vs_clients": "n",
+                  "memfbo.sampling_floor_vs_sampled_clients": "m"},
     results=RESULTS)
