@@ -9,7 +9,8 @@ replicate axis ``R``: ``x (R, dim_x)``, ``y (R, dim_y)``; loops run over Neumann
   its own Hessian powers, the series weighted by ``1/k`` (FEDNEST-R7).
 * :func:`local_ihgp` — LFedNest's local IHGP: each client's own Hessians only.
 * :func:`phe` — FedMBO Algorithm 2: ``n`` independent chains per replicate, chain ``i`` with its
-  own truncation ``N_i`` and its own sampled client at every step.
+  own truncation ``N_i`` and its own sampled client at every step (``truncation="full"``: the
+  truncation's expectation, every chain summing its whole series, as ``ihgp``'s).
 * :func:`theta_q` — Gao eq. (3.2)–(3.3): deterministic ``Q + 1``-term series with step ``θ``,
   independent samples per factor, each device with its own Hessians.
 * :func:`neumann_bias_matrix` — exact ``E[Ĥ] − [∇²_{yy}g]⁻¹`` for the random-truncation series.
@@ -188,7 +189,8 @@ def phe(ctx: Context, x, y, neumann_steps: int, sampled_clients: int, scale: flo
 
 def _phe_series(ctx: Context, xb, yb, N: int, n: int, scale: float, replace: bool):
     """:func:`phe` with ``truncation="full"``: the same clients and relays, every chain alive
-    for all ``N − 1`` hops, ``p`` the partial sums of the series."""
+    for all ``N − 1`` hops; ``p`` is the chain's current product term, ``total`` the partial sum
+    of the series."""
     R, o = ctx.replicates, ctx.oracle
     C0 = o.sample_clients(R, n, replace)
     d = o.grad_x_f(C0, xb, yb)

@@ -221,9 +221,14 @@ def no_bias_contrast(T, replicates, seed, backend="numpy", *, naive=False):
 FLOOR_RELAXATIONS = 6
 
 
+def relaxation_rounds(eta: float, mu_phi: float) -> int:
+    """``T(η) = ⌈FLOOR_RELAXATIONS/(ημ_Φ)⌉``: that many relaxation times ``1/(ημ_Φ)`` of ``x``."""
+    return math.ceil(FLOOR_RELAXATIONS / (eta * mu_phi) - 1e-9)
+
+
 def floor_eta_rounds(eta: float) -> int:
-    """``T(η) = ⌈FLOOR_RELAXATIONS/(ημ_Φ)⌉`` on :func:`floor_problem`."""
-    return math.ceil(FLOOR_RELAXATIONS / (eta * floor_problem().constants["mu_phi"]) - 1e-9)
+    """:func:`relaxation_rounds` on :func:`floor_problem`."""
+    return relaxation_rounds(eta, floor_problem().constants["mu_phi"])
 
 
 def floor_eta_schedule(eta_inv: float) -> dict:

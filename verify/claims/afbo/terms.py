@@ -27,6 +27,7 @@ from .anarchy import (
     floor_eta_schedule,
     floor_problem,
     floor_step,
+    relaxation_rounds,
 )
 from .common import (
     FLOOR_STEP_DIV,
@@ -49,7 +50,7 @@ def bias_floor_schedule() -> dict:
     ``Kβ² ≤ 1/T``, below ``1/(2ℓ_{g,1})``)."""
     C = problem(M_DEFAULT, 0.0).constants
     eta = theorem_a1(C)
-    T = math.ceil(FLOOR_RELAXATIONS / (eta * C["mu_phi"]))
+    T = relaxation_rounds(eta, C["mu_phi"])
     return dict(rounds=T, outer_step=eta, inner_step=0.99 / math.sqrt(K_INNER * T))
 
 
