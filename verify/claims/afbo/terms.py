@@ -61,12 +61,9 @@ def _noise_free(N, replicates, seed, backend, scale, indirect, case):
     Mutants: ``scale`` (APHE's ``ℓ = scale·ℓ_{g,1}``), ``indirect=False`` (the Neumann estimate
     scaled away: ``∇ₓf`` alone)."""
     p = problem(M_DEFAULT, 0.0)
-    sc = dict(bias_floor_schedule())
-    T = sc.pop("rounds")
-    ell = scale * p.constants["ell_g1"] if indirect else INDIRECT_OFF_SCALE
-    tr = run("afbo", p, rounds=T, replicates=replicates, seed=seed, backend=backend,
-             delay="sync", inner_steps=K_INNER, truncation="series", neumann_steps=int(N),
-             neumann_scale=ell, x0=p.x_star, y0=p.y_star(p.x_star), **sc)
+    sc = {**bias_floor_schedule(), "neumann_steps": int(N),
+          "neumann_scale": scale * p.constants["ell_g1"]}
+    tr = _synchronous_run(p, sc, replicates, seed, backend, indirect=indirect)
     value = (tr.distance_to(p.x_star)[:, -1] if case == "strongly_convex"
              else tr.average_stationarity())
     out = _out(value, tr)
@@ -88,19 +85,28 @@ def nonconvex_bias_floor(N, replicates, seed, backend="numpy", *, scale: float =
 
 
 # ============================================================================ η and m (noisy)
-def _synchronous_average(p, sc: dict, replicates, seed, backend, *, step_factor=1.0,
-                         indirect=True):
-    """Synchronous AFBO on ``p`` from ``(x*, y*(x*))`` with the hyperparameters ``sc`` (its
-    ``rounds`` popped), the outer step times ``step_factor``; value ``(1/T)Σ_t‖∇Φ(x^t)‖²``."""
+def _synchronous_run(p, sc: dict, replicates, seed, backend, *, step_factor=1.0,
+                     indirect=True):
+    """Synchronous AFBO on ``p`` from ``(x*, y*(x*))`` with the hyperparameters ``sc`` (``rounds``
+    among them), series truncation, the outer step times ``step_factor``; ``indirect=False``:
+    the Neumann estimate scaled away (``∇ₓf`` alone).  Returns the trace."""
     sc = dict(sc)
     T = sc.pop("rounds")
     sc["outer_step"] = step_factor * sc["outer_step"]
-    extra = {} if indirect else {"neumann_scale": INDIRECT_OFF_SCALE}
-    tr = run("afbo", p, rounds=T, replicates=replicates, seed=seed, backend=backend,
-             delay="sync", inner_steps=K_INNER, truncation="series", x0=p.x_star,
-             y0=p.y_star(p.x_star), **sc, **extra)
+    if not indirect:
+        sc["neumann_scale"] = INDIRECT_OFF_SCALE
+    return run("afbo", p, rounds=T, replicates=replicates, seed=seed, backend=backend,
+               delay="sync", inner_steps=K_INNER, truncation="series", x0=p.x_star,
+               y0=p.y_star(p.x_star), **sc)
+
+
+def _synchronous_average(p, sc: dict, replicates, seed, backend, *, step_factor=1.0,
+                         indirect=True):
+    """:func:`_synchronous_run`'s ``(1/T)Σ_t‖∇Φ(x^t)‖²``."""
+    tr = _synchronous_run(p, sc, replicates, seed, backend, step_factor=step_factor,
+                          indirect=indirect)
     out = _out(tr.average_stationarity(), tr)
-    out["rounds"] = per_replicate(T, replicates)
+    out["rounds"] = per_replicate(sc["rounds"], replicates)
     return out
 
 

@@ -14,7 +14,7 @@ from bilevel_theory.estimators import phe
 from bilevel_theory.problems.quadratic import block_norm
 
 from ...claim import Condition, Mutant, per_budget
-from ...kit import law, per_replicate, slow_direction
+from ...kit import kappa_log_steps, law, per_replicate, slow_direction
 from .common import (
     _TOUCH_PHE,
     PHE_POINT,
@@ -255,11 +255,6 @@ def bias_bound_search(kappa_max: float, starts: int = 24, seed: int = 0) -> tupl
 
 # --- the bias at Cor 1's N(K) ------------------------------------------------------------------
 
-def cor1_neumann_steps(K: float, kappa_g: float) -> int:
-    """Cor 1's ``N = Ω(κ_g log K)`` with constant 1: ``N = ⌈κ_g log K⌉``."""
-    return max(1, math.ceil(kappa_g * math.log(float(K)) - 1e-9))
-
-
 def bias_at_cor1_N(K, replicates, seed, backend="numpy", *, kappa_factor: bool = True):
     """``‖E[H_i] − ∇̄f‖²`` (the squared bias that Prop. 1's ``b`` bounds) at Cor 1's
     ``N(K) = ⌈κ_g log K⌉``, on the :data:`TIGHT` scalar instance (``κ_g = 12.76``): PHE with
@@ -268,7 +263,7 @@ def bias_at_cor1_N(K, replicates, seed, backend="numpy", *, kappa_factor: bool =
     ``kappa_factor=False``: ``N = ⌈log K⌉``, the truncation without its ``κ_g`` factor."""
     prob = scalar_problem(**TIGHT)
     c = prob.constants
-    N = cor1_neumann_steps(K, c["kappa_g"] if kappa_factor else 1.0)
+    N = kappa_log_steps(K, c["kappa_g"] if kappa_factor else 1.0)
     ctx = make_context(prob, 1, seed, backend)
     x, y = (ctx.xp.asarray(v)[None, :] * 1.0 for v in SCALAR_POINT)
     H = phe(ctx, x, y, N, 1, c["ell_g1"], REPLACE, truncation="full")[:, 0]
@@ -466,7 +461,7 @@ def _claims() -> list:
                       "(fedmbo.phe_bias_bound_linear's finding)"),
             conditions=(*_phe_conditions(scalar_problem(**TIGHT), SCALAR_POINT),
                         Condition("N = Ω(κ_g log K) (Cor 1), a lower bound with constant 1: "
-                                  "N ≥ κ_g log K", lambda K: cor1_neumann_steps(K, kt),
+                                  "N ≥ κ_g log K", lambda K: kappa_log_steps(K, kt),
                                   lambda K: kt * math.log(K), relation=">=",
                                   note="the schedule's N against the unrounded κ_g log K")),
             touches=("FEDMBO-R9", *_TOUCH_PHE),

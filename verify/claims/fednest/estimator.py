@@ -17,7 +17,7 @@ from bilevel_theory.problems import QuadraticBilevel
 from bilevel_theory.problems.oracle import with_noise_distribution
 
 from ...claim import Condition, Law, Mutant
-from ...kit import law, per_budget, per_replicate
+from ...kit import kappa_log_steps, law, per_budget, per_replicate
 from ..fedmbo.bias import TIGHT
 from ..fedmbo.common import SCALAR_POINT, scalar_problem
 from .common import P, _lemma22_conditions
@@ -400,18 +400,13 @@ CLAIMS = [
 
 
 # ------------------------------------------------------------- the bias at Cor 3.1's N(K)
-def cor31_neumann_steps(K: float, kappa_g: float) -> int:
-    """Cor 3.1's ``N = ⌈κ_g log K⌉`` (FEDNEST-R3: ``N ∝ κ_g log K`` with constant 1)."""
-    return max(1, math.ceil(kappa_g * math.log(float(K)) - 1e-9))
-
-
 def bias_at_cor31_N(K, replicates, seed, backend="numpy", *, kappa_factor: bool = True):
     """``‖E_W[h^I] − ∇̄^I f‖²`` (the squared bias that eq. (15)'s ``b`` bounds) at Cor 3.1's
     ``N(K) = ⌈κ_g log K⌉``, on :func:`indirect_bias`'s scalar instance (``κ_g = 12.76``,
     deterministic: ``E_W`` is the implemented series).  Mutant ``kappa_factor=False``:
     ``N = ⌈log K⌉``, the truncation computed without its ``κ_g`` factor."""
     prob = scalar_problem(**TIGHT)
-    N = cor31_neumann_steps(K, prob.constants["kappa_g"] if kappa_factor else 1.0)
+    N = kappa_log_steps(K, prob.constants["kappa_g"] if kappa_factor else 1.0)
     out = _indirect_bias(prob, N, replicates, seed, backend, "ell_f0")
     return {"value": out["value"] ** 2, "neumann_steps": per_replicate(N, replicates)}
 
@@ -440,7 +435,7 @@ CLAIMS.append(P.claim(
     conditions=(*_indirect_conditions(),
                 Condition("N ∝ κ_g log K (§3 after Cor 3.1), a lower bound with constant 1: "
                           "N ≥ κ_g log K (FEDNEST-R3)",
-                          lambda K: cor31_neumann_steps(K, _TIGHT_KAPPA),
+                          lambda K: kappa_log_steps(K, _TIGHT_KAPPA),
                           lambda K: _TIGHT_KAPPA * math.log(K), relation=">=",
                           note="the schedule's N against the unrounded κ_g log K")),
     touches=("FEDNEST-R3", "FEDNEST-R11", "FEDNEST-R2"),

@@ -319,6 +319,11 @@ SAMPLING_STATEMENT = (r"\mathbb{E}\|h_y^t\|^2 \leq \dots + \mathcal{O}\left(\fra
 SAMPLING_REASON = ("the second moment of a mean of P of n values drawn without replacement is "
                    "S²(n − P)/(P(n − 1)): the law holds with equality, up to Monte-Carlo error")
 QUANTITY = r"\mathbb{E}\|h_y^t\|^2"
+#: §5.2's reason for τ = O(1) under partial participation, which two claims test (in τ and P)
+TAU_SENTENCE = ("§5.2 after Cor 5.12 (\"for partial client participation, we set τ = O(1) "
+                "because further increasing τ cannot improve the final convergence rate due to "
+                "the dominant error O((n−P)λ²M_cs/(P(n−1))) induced by client sampling\"), on "
+                "Prop. 5.10, eq. (11)")
 
 CLAIMS = [
     P_.claim(
@@ -372,10 +377,7 @@ CLAIMS = [
         touches=("MEMFBO-I7", "MEMFBO-I1", "MEMFBO-I2")),
     P_.claim(
         "second_moment_partial_vs_tau", role="confirmation",
-        source=P_.cite("§5.2 after Cor 5.12 (\"for partial client participation, we set τ = "
-                       "O(1) because further increasing τ cannot improve the final convergence"
-                       " rate due to the dominant error O((n−P)λ²M_cs/(P(n−1))) induced by "
-                       "client sampling\"), on Prop. 5.10, eq. (11)"),
+        source=P_.cite(TAU_SENTENCE),
         statement=(r"P < n:\ \mathbb{E}\|h_y^t\|^2 \leq \dots + \mathcal{O}\left(\frac{\lambda^2}"
                    r"{P\tau}\right)M_{se} + \mathcal{O}\left(\frac{(n-P)\lambda^2}{P(n-1)}\right)"
                    r"M_{cs} = \mathcal{O}(\tau^0)"),
@@ -404,10 +406,7 @@ CLAIMS = [
         touches=("MEMFBO-I7", "MEMFBO-I1", "MEMFBO-R2")),
     P_.claim(
         "sampling_floor_vs_sampled_clients", role="confirmation",
-        source=P_.cite("§5.2 after Cor 5.12 (\"for partial client participation, we set τ = "
-                       "O(1) because further increasing τ cannot improve the final convergence"
-                       " rate due to the dominant error O((n−P)λ²M_cs/(P(n−1))) induced by "
-                       "client sampling\"), on Prop. 5.10, eq. (11): the error in P"),
+        source=P_.cite(TAU_SENTENCE + ": the error in P"),
         statement=(r"\tau \geq \tau_0:\ \mathbb{E}\|h_y^t\|^2 \leq \dots + \mathcal{O}\left("
                    r"\frac{(n-P)\lambda^2}{P(n-1)}\right)M_{cs} = \mathcal{O}"
                    r"(P_{\mathrm{eff}}^{-1}),\ P_{\mathrm{eff}} = \frac{P(n-1)}{n-P}"),
