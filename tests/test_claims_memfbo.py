@@ -232,6 +232,17 @@ def test_rate_apart_from_T_is_the_excess_over_the_penalty_floor():
         MR.full_excess_tau(2, 2, seed=0, mutant="one_client")
 
 
+def test_rate_apart_counts_the_samples_it_draws():
+    """Cor 5.12's samples PτT are counted by the ledger as the τ-sweep draws them (first-order
+    calls only): the count is one multiple of PτT at every τ, never a declared number."""
+    from bilevel_theory.verify.claims.memfbo import rates as MR
+
+    counts = {tau: MR.full_excess_tau(tau, 2, seed=0) for tau in (1, 3)}
+    per = {tau: o["grad_calls"][0] / (M.N_CLIENTS * tau * MR.T_APART) for tau, o in counts.items()}
+    assert per[1] == per[3] and per[1] == int(per[1]) >= 1
+    assert all(o["hvp_calls"][0] == o["jvp_calls"][0] == 0 for o in counts.values())
+
+
 def test_last_direction_mutant_uploads_the_last_local_step():
     """With one local step the last direction is eq. (7)'s aggregate: the same run, bitwise."""
     sc = M.schedule(40, M.N_CLIENTS, True, tau=1)

@@ -118,7 +118,8 @@ TAU_APART = 2   # τ of the P-sweep
 def _excess_run(prob, tau, replicates, seed, backend, mutant=None) -> dict:
     """Full participation (``P = n`` of ``prob``), ``T = 400`` rounds, ``τ`` local steps, λ and
     ``γ_x`` of the full-participation schedule at that ``(T, P, τ)``; ``value`` = the
-    tail-averaged ``‖∇Φ(x^t)‖²`` less the penalty floor ``‖∇Φ(x_λ)‖²`` (closed form)."""
+    tail-averaged ``‖∇Φ(x^t)‖²`` less the penalty floor ``‖∇Φ(x_λ)‖²`` (closed form); the
+    ledger's totals (the samples ``PτT`` drawn, ``grad_calls``) as metrics."""
     P = prob.clients
     sc = schedule(T_APART, P, True, tau=int(tau))
     tr = _run(prob, T_APART, replicates, seed, backend, mutant, **sc)
@@ -127,7 +128,7 @@ def _excess_run(prob, tau, replicates, seed, backend, mutant=None) -> dict:
             "penalty_floor": per_replicate(floor, replicates),
             "gamma_x": per_replicate(sc["gamma_x"], replicates),
             "local_steps": per_replicate(int(tau), replicates),
-            "sampled_clients": per_replicate(P, replicates)}
+            "sampled_clients": per_replicate(P, replicates), **ledger_totals(tr)}
 
 
 def full_excess_tau(tau, replicates, seed, backend="numpy", *, mutant=None):
