@@ -215,6 +215,22 @@ class HeavyTailedDelay(DelayModel):
         self.cap = None if cap is None else check_int("cap", cap, minimum=1,
                                                       maximum=MAX_COUNT)
 
+    def mean_delay(self) -> float:
+        """The paper's mean delay ``τ̄ = 1 + E[age]`` once the uploads are stationary: a renewal
+        process's age has mean ``E[g(g − 1)]/(2E[g])`` for gaps ``g``, here with
+        ``P(g = n) = (n − 1)^{−α} − n^{−α}`` (``g ≥ 2``) and the mass above ``cap`` at ``cap``.
+        Uncapped it is infinite for ``α ≤ 2`` (``E[g²] = ∞``)."""
+        if self.cap is None:
+            if self.alpha <= 2.0:
+                return math.inf
+            raise ValueError("mean_delay needs a `cap` (the uncapped series is not summed)")
+        if self.cap == 1:
+            return 1.0  # every gap is 1: synchronous
+        n = np.arange(2, self.cap + 1, dtype=float)
+        p = (n - 1.0) ** -self.alpha - n ** -self.alpha
+        p[-1] = (n[-1] - 1.0) ** -self.alpha  # P(g ≥ cap)
+        return 1.0 + float((n * (n - 1.0) * p).sum() / (2.0 * (n * p).sum()))
+
     def gaps(self, xp, rng, shape, first):
         u = 1.0 - xp.asarray(rng.random(shape))  # (0, 1]
         g = xp.minimum(xp.ceil(u ** (-1.0 / self.alpha)), 1e15)

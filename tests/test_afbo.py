@@ -89,6 +89,28 @@ def test_heavy_tailed_delay_tail_and_cap():
     assert _max_gap(capped) <= 6
 
 
+@pytest.mark.parametrize("alpha, cap", [(1.5, 2), (1.5, 8), (1.1, 16), (3.0, 5)])
+def test_heavy_tailed_mean_delay_is_the_simulated_stationary_mean(alpha, cap):
+    """``mean_delay`` (the renewal age's closed form) against the paper's delay ``τ = age + 1``
+    averaged over a long simulated stretch after a burn-in: within 5 standard errors."""
+    model = HeavyTailedDelay(alpha, cap=cap)
+    ctx = make_context(_prob(clients=8), 64, 3)
+    proc = model.start(ctx.xp, ctx.rng, 64, 8)
+    for _ in range(200):
+        proc()
+    taus = []
+    for _ in range(2000):
+        proc()
+        taus.append(proc.tau.mean(axis=1))
+    per_rep = np.mean(taus, axis=0)  # (R,): independent replicates
+    se = per_rep.std(ddof=1) / math.sqrt(per_rep.size)
+    assert abs(per_rep.mean() - model.mean_delay()) < 5 * se + 1e-12
+    assert HeavyTailedDelay(1.5, cap=1).mean_delay() == 1.0
+    assert HeavyTailedDelay(1.5).mean_delay() == math.inf
+    with pytest.raises(ValueError, match="cap"):
+        HeavyTailedDelay(2.5).mean_delay()
+
+
 def test_stragglers_and_periodic():
     masks = _masks(Stragglers(0.25, slowdown=5), R=20, m=8, steps=501)
     fast, slow = masks[1:, :, :6], masks[1:, :, 6:]

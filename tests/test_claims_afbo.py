@@ -186,6 +186,30 @@ def test_straggler_measure_delay_mapping():
                                    / C["mu_phi"])
 
 
+def test_heavy_tailed_measure_delay_mapping():
+    """§V's heavy-tailed delays: each grid point is the stationary mean paper delay of
+    HeavyTailedDelay(3/2, cap) for one cap of HEAVY_CAPS (other values refused); the run's
+    measured mean delay, taken from step 0, is at most the stationary one and close to it; the
+    same synchronous baseline as the bounded-delay claim."""
+    from bilevel_theory.verify.claims.afbo import anarchy as AN
+
+    C = A.floor_problem().constants
+    grid = next(c for c in A.CLAIMS if c.id == "afbo.heavy_tailed_staleness_vs_delay").grid
+    assert all(g == grid["smoke"] for g in grid.values())
+    assert [AN.heavy_delay(x).cap for x in grid["smoke"]] == list(AN.HEAVY_CAPS)
+    assert grid["smoke"][0] == pytest.approx(0.5) and list(grid["smoke"]) == sorted(grid["smoke"])
+    with pytest.raises(ValueError, match="excess"):
+        AN.heavy_delay(1.0)
+    x = grid["smoke"][2]
+    out = A.heavy_staleness_excess(x, 4, 0)
+    assert out["cap"][0] == 8
+    assert 0.95 * (1 + x) <= out["tau_mean"].mean() <= (1 + x) * 1.01
+    base = _sync_floor(4, "numpy", "strongly_convex")
+    np.testing.assert_allclose(out["value"], out["floor"] - base, rtol=1e-12)
+    np.testing.assert_allclose(out["delay_term"], 6 * A.floor_step() * C["sigma_f2"] * x
+                               / C["mu_phi"])
+
+
 def test_claims_metadata():
     mathtext = pytest.importorskip("matplotlib.mathtext")
     parser = mathtext.MathTextParser("agg")
@@ -235,7 +259,8 @@ def test_every_claim_declares_its_conditions_and_runs_inside_where_it_says():
     rate_ids = ("strongly_convex_rate_theorem", "strongly_convex_rate_random_truncation",
                 "strongly_convex_floor", "nonconvex_rate_T", "staleness_floor_vs_delay",
                 "strongly_convex_lower_level_rate", "unbiased_floor_vs_step",
-                "strongly_convex_staleness_vs_delay", "straggler_staleness_vs_slowdown")
+                "strongly_convex_staleness_vs_delay", "straggler_staleness_vs_slowdown",
+                "heavy_tailed_staleness_vs_delay")
     for c in A.CLAIMS:
         if c.id.split(".")[1] in rate_ids:
             assert all(r["holds"] and r["inside"] for r in c.check_conditions("full")), c.id

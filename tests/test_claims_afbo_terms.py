@@ -40,15 +40,16 @@ def test_laws_are_the_registered_terms():
         assert CATALOGUE[cid].law.value == -1.0
 
 
-def _inner_noise_closed_form(m: int, E: int) -> float:
+def _inner_noise_closed_form(m: int, E: int, K: int = IL.K_NOISE, scale: float = 1.0) -> float:
     """``E‖y^{t+1} − y*‖²`` of K steps ``y ← y − β(Ā(y − y*) + ξ̄)`` from ``y*``, with ``ξ̄`` the
-    mean of ``mE`` isotropic draws of ``E‖ξ‖² = σ²``: ``β²σ²/(d mE) Σ_k tr((I − βĀ)^{2k})``."""
+    mean of ``mE`` isotropic draws of ``E‖ξ‖² = σ²``: ``β²σ²/(d mE) Σ_k tr((I − βĀ)^{2k})``,
+    ``β = scale·0.99/(2ℓ_{g,1})``."""
     p = problem(m)
     A = np.asarray(p.host.closed_form.A, float)
     d = A.shape[0]
-    beta = IL.STEP_FRACTION / (2 * p.constants["ell_g1"])
+    beta = scale * IL.STEP_FRACTION / (2 * p.constants["ell_g1"])
     M = np.eye(d) - beta * A
-    total = sum(np.trace(np.linalg.matrix_power(M, 2 * k)) for k in range(IL.K_NOISE))
+    total = sum(np.trace(np.linalg.matrix_power(M, 2 * k)) for k in range(K))
     return beta**2 * p.grad_noise**2 / (d * m * E) * total
 
 
@@ -67,6 +68,32 @@ def test_inner_noise_is_the_averaged_variance_in_closed_form(m, E):
 ])
 def test_inner_noise_claims_and_mutants_on_a_short_grid(cid, grid, short_grid_verdicts):
     short_grid_verdicts(CATALOGUE[cid], grid, 2048)
+
+
+def test_inner_steps_claim_reads_remark_2_at_cor_41_coupling():
+    """Remark 2 in K (AFBO-R18): β = β₁/√K keeps Kβ² = β₁² inside Lemma 4.2's cap at every
+    budget; the law is the registered first term's exponent in K there (0, by sympy), judged
+    with no tolerance; the measured variance is the closed form of K coupled steps (falling in
+    K), and the mutant's β₁ at every K is the closed form of the constant step (rising)."""
+    c = CATALOGUE["afbo.inner_noise_vs_inner_steps"]
+    assert c.role == "confirmation" and c.kind == "at_most" and c.tolerance == 0.0
+    assert c.law.value == 0.0 and "afbo.thm41a_inner_noise_term" in c.law.derivation
+    assert "AFBO-R18" in c.source and [m.name for m in c.mutants] == ["step_not_coupled"]
+    for budget in ("smoke", "standard", "full"):
+        assert all(r["holds"] for r in c.check_conditions(budget)), budget
+    means = {}
+    for K in (1, 8, 32):
+        for coupled in (True, False):
+            v = IL.inner_noise_vs_steps(K, 4096, 5, coupled=coupled)["value"]
+            expect = _inner_noise_closed_form(4, 1, K, 1 / math.sqrt(K) if coupled else 1.0)
+            assert abs(v.mean() - expect) < 4 * v.std() / math.sqrt(v.size), (K, coupled)
+            means[K, coupled] = expect
+    assert means[1, True] > means[8, True] > means[32, True]
+    assert means[1, False] < means[8, False] < means[32, False]
+
+
+def test_inner_steps_claim_and_mutant_on_a_short_grid(short_grid_verdicts):
+    short_grid_verdicts(CATALOGUE["afbo.inner_noise_vs_inner_steps"], (1, 4, 32), 2048)
 
 
 def test_bias_floor_is_deterministic_and_decays_at_the_slowest_ratio():

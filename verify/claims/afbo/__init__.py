@@ -45,7 +45,8 @@ conditions), :mod:`.bias` (APHE's bias, Thm 4.1's ``b``), :mod:`.rates` (Cor. 4.
 Remark 4), :mod:`.anarchy` (staleness in both cases, most recent updates and their floor at a
 constant step, heterogeneous local iterations), :mod:`.inner_loop` (Lemma 4.2's tracking
 inequality in ``K`` and ``β`` under the inner delays, and in the inner delay bound ``ρ_M``;
-Thm 4.1(a)'s inner-loop variance term in ``m`` and ``E^t``), :mod:`.terms` (Thm 4.1's
+Thm 4.1(a)'s inner-loop variance term in ``m`` and ``E^t``, and in ``K`` at Cor. 4.1's coupling:
+Remark 2), :mod:`.terms` (Thm 4.1's
 non-vanishing terms one variable at a time: ``N`` with exact oracles, Thm 4.1(b)'s synchronous
 floor in ``η`` and ``m``).
 """
@@ -57,6 +58,7 @@ from .anarchy import (
     floor_eta_schedule,
     floor_problem,
     floor_step,
+    heavy_staleness_excess,
     hetero_local,
     sc_staleness_excess,
     staleness_excess,
@@ -104,7 +106,7 @@ __all__ = [
     "LAW_SC_THM", "LAW_STALE", "M_DEFAULT", "M_SPEEDUP", "PAPER", "SIGMA", "THM_B_M", "T_MIN",
     "aphe_fixed_lemma_ratio", "birge_scaled", "corollary_form_misfit",
     "corollary_form_weights", "floor_eta_schedule", "floor_problem", "floor_step",
-    "hetero_local", "nc_rate_T", "problem", "rate_eta_scale", "rate_problem", "sc_lower_level",
+    "heavy_staleness_excess", "hetero_local", "nc_rate_T", "problem", "rate_eta_scale", "rate_problem", "sc_lower_level",
     "sc_noise_free", "sc_random", "sc_staleness_excess", "sc_theorem", "sgd_floor",
     "staleness_excess", "staleness_theorem_bound", "staleness_window", "straggler_excess",
     "theorem_a1", "theorem_a2_min", "unbiased_floor",

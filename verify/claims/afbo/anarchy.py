@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from bilevel_theory import run
-from bilevel_theory.afbo import BoundedDelay, Stragglers, theorem_schedule
+from bilevel_theory.afbo import BoundedDelay, HeavyTailedDelay, Stragglers, theorem_schedule
 from bilevel_theory.problems import QuadraticBilevel
 
 from ...claim import Condition, Mutant, per_budget
@@ -198,6 +198,36 @@ def straggler_excess(slowdown_excess, replicates, seed, backend="numpy", *,
     return _sc_excess(delay, tau_excess, replicates, seed, backend, stale_weighting)
 
 
+#: §V's heavy-tailed delays as discrete Pareto gaps of tail index 3/2 (``P(g > n) = n^{−3/2}``:
+#: a finite mean, an infinite variance uncapped), capped at ``τ_M`` (Assumption 4.6) doubling
+#: from 2 to 32: the stationary mean ``E[τ − 1]`` goes from 0.5 to 3.0 (as ``τ_M^{1/2}``) while
+#: ``E[(τ − 1)²]`` goes from 0.5 to 36 (as ``τ_M^{3/2}``)
+HEAVY_ALPHA = 1.5
+HEAVY_CAPS = (2, 4, 8, 16, 32)
+
+
+def heavy_delay(excess) -> HeavyTailedDelay:
+    """The capped heavy-tailed model of ``HEAVY_CAPS`` whose stationary mean paper delay
+    (:meth:`HeavyTailedDelay.mean_delay`) is ``1 + excess``."""
+    for cap in HEAVY_CAPS:
+        model = HeavyTailedDelay(HEAVY_ALPHA, cap)
+        if math.isclose(model.mean_delay() - 1.0, float(excess), rel_tol=1e-9):
+            return model
+    raise ValueError(f"`excess` must be τ̄ − 1 of HeavyTailedDelay({HEAVY_ALPHA}, cap) for a cap "
+                     f"in {HEAVY_CAPS}, got {excess!r}")
+
+
+def heavy_staleness_excess(excess, replicates, seed, backend="numpy", *,
+                           stale_weighting="none"):
+    """Thm 4.1(a)'s delay sweep (:func:`_sc_excess`) under heavy-tailed outer delays
+    (:func:`heavy_delay`) of stationary mean paper delay ``τ̄ = 1 + excess``; ``cap``: their
+    ``τ_M``."""
+    model = heavy_delay(excess)
+    out = _sc_excess(model, float(excess), replicates, seed, backend, stale_weighting)
+    out["cap"] = per_replicate(model.cap, replicates)
+    return out
+
+
 STRAGGLERS = Stragglers(0.25, slowdown=5)
 
 
@@ -331,6 +361,8 @@ _WIN = staleness_window()
 #: stays linear well beyond (τ̄ − 1 up to 31 measured)
 SC_EXCESS_GRID = per_budget(*[[1, 2, 3, 4, 5]] * 3)
 STRAGGLER_GRID = per_budget(*[[1, 2, 4, 8, 16]] * 3)
+HEAVY_GRID = per_budget(*[[HeavyTailedDelay(HEAVY_ALPHA, c).mean_delay() - 1.0
+                           for c in HEAVY_CAPS]] * 3)
 #: the step claim's sweep: 1/η = k/a_1, k doubling (η from a_1 down to a_1/8, /16, /32)
 _A1_FLOOR = theorem_a1(floor_problem().constants)
 ETA_INV_GRID = per_budget([k / _A1_FLOOR for k in (1, 2, 4, 8)],
@@ -434,6 +466,23 @@ CLAIMS = [
                  "Stragglers(0.5, slowdown s): the last two of the four clients upload every s "
                  "rounds, the others every round (mean paper delay τ̄ = 1 + (s − 1)/4, "
                  "linear in s − 1); synchronous inner loop"),
+    _sc_staleness_claim(
+        "heavy_tailed_staleness_vs_delay",
+        "Thm 4.1(a), the delay part of its non-vanishing term C/(ημ_f) (AFBO-R15), and "
+        "Remark 2 ('the average outer loop delay'), under §V's delays ('the communication "
+        "delay of each client obeys the heavy-tailed distribution')",
+        statement=r"V_\infty(\bar\tau) - V_\infty(1) \leq \frac{6\eta\hat D_f}{\mu_f}"
+                  r"(\bar\tau - 1)\quad(P(\mathrm{gap} > n) = n^{-3/2},\ "
+                  r"\mathrm{gap} \leq \tau_M,\ \eta \leq a_1)",
+        variable=r"\bar\tau - 1", measure=heavy_staleness_excess, grid=HEAVY_GRID,
+        replicates=per_budget(1024, 1024, 1536),
+        schedule=f"as strongly_convex_staleness_vs_delay (η = a_1/{FLOOR_STEP_DIV}, T(η) "
+                 "rounds, β ∝ η, the common synchronous baseline), with heavy-tailed outer "
+                 f"delays HeavyTailedDelay({HEAVY_ALPHA:g}, cap τ_M): gaps ⌈U^{{−2/3}}⌉ "
+                 "capped at τ_M = 2, 4, 8, 16, 32 (Assumption 4.6 with that τ_M), whose "
+                 "stationary mean paper delay τ̄ = 1 + E[g(g − 1)]/(2E[g]) is the swept "
+                 "variable (0.5 … 3.0) while E[(τ − 1)²] goes from 0.5 to 36; synchronous "
+                 "inner loop"),
     P.claim(
         "no_bias_bounded_delays", role="confirmation",
         source=P.cite("Sec. 3 (most recent updates) and Thm 4.1(a) at Cor. 4.1", "[INFERRED]"),

@@ -21,11 +21,16 @@ client uploading every ``ρ`` inner steps together (``Periodic``: Assumption 4.6
 ``v`` of the mean ``∇²_{yy}g`` (eigenvalue ``λ_max``) the error is multiplied by
 ``1 − ρβλ_max`` per upload: at ``β = 0.99/(2ℓ_{g,1})`` it grows once ``ρβλ_max > 2``.  The
 round starts at ``y* + 50v``.
+
+**The variance part** (``afbo.inner_noise_vs_*``): one synchronous round from ``y^t = y*(x^t)``,
+where the contraction part is zero and the value is Thm 4.1(a)'s first term of ``C`` (AFBO-R16),
+in ``m``, in ``E^t`` and, at Cor. 4.1's coupling ``Kβ²`` fixed, in ``K`` (Remark 2, AFBO-R18).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 import sympy as sp
@@ -33,7 +38,7 @@ import sympy as sp
 from bilevel_theory import rates, run
 from bilevel_theory.afbo import BoundedDelay, Periodic
 
-from ...claim import Condition, Mutant, per_budget
+from ...claim import Condition, Law, Mutant, per_budget
 from ...kit import (
     fast_direction,
     law,
@@ -135,24 +140,26 @@ def lemma42_vs_delay(period, replicates, seed, backend="numpy", *,
 
 
 def inner_noise(clients: int, local: int, replicates: int, seed: int, backend: str, *,
-                step_factor: float = 1.0, aligned: bool = True) -> dict:
+                step_factor: float = 1.0, aligned: bool = True, inner_steps: int = K_NOISE,
+                beta: float | None = None) -> dict:
     """One synchronous AFBO round on ``clients`` clients (copies of the population: the same
     ``y*`` and constants at every ``m``) from ``x^t = x*``, ``y^t = y*(x^t)``: ``K = 5`` inner
-    steps of ``β = 0.99/(2ℓ_{g,1})``, each client's ``G_i`` the aligned mean of ``local``
-    gradients drawn at ``y^{t,k}`` (AFBO-I1).  ``value`` = ``‖y^{t+1} − y*(x^t)‖²``: the round
-    starts at the solution, so this is Lemma 4.2's variance part alone; ``term`` = that part
-    with Thm 4.1(a)'s ``1/(mE^t)``, ``4(σ_g² + σ_{g,1}²)Kβ²/(mE^t)`` (recorded).  Mutants:
-    ``step_factor = m`` (the server sums the ``G_i``), ``aligned=False`` (the sum ``Σ_e``)."""
-    m, E = int(clients), int(local)
+    steps (``inner_steps``) of ``β = 0.99/(2ℓ_{g,1})`` (``beta``), each client's ``G_i`` the
+    aligned mean of ``local`` gradients drawn at ``y^{t,k}`` (AFBO-I1).  ``value`` =
+    ``‖y^{t+1} − y*(x^t)‖²``: the round starts at the solution, so this is Lemma 4.2's
+    variance part alone; ``term`` = that part with Thm 4.1(a)'s ``1/(mE^t)``,
+    ``4(σ_g² + σ_{g,1}²)Kβ²/(mE^t)`` (recorded).  Mutants: ``step_factor = m`` (the server
+    sums the ``G_i``), ``aligned=False`` (the sum ``Σ_e``)."""
+    m, E, K = int(clients), int(local), int(inner_steps)
     prob = problem(m)
     x = np.asarray(prob.x_star, float)
     ys = np.asarray(prob.y_star(x), float)
-    beta = STEP_FRACTION * _beta_max()
+    beta = STEP_FRACTION * _beta_max() if beta is None else float(beta)
     tr = run("afbo", prob, rounds=1, replicates=replicates, seed=seed, backend=backend, x0=x,
-             y0=ys, inner_steps=K_NOISE, inner_step=step_factor * beta, outer_step=OUTER_STEP,
+             y0=ys, inner_steps=K, inner_step=step_factor * beta, outer_step=OUTER_STEP,
              delay="sync", local_iterations=E, aligned=aligned)
     c = prob.constants
-    term = 4 * (c["sigma_g2"] + c["sigma_g12"]) * K_NOISE * beta**2 / (m * E)
+    term = 4 * (c["sigma_g2"] + c["sigma_g12"]) * K * beta**2 / (m * E)
     return {"value": ((tr.y[:, 1] - ys) ** 2).sum(axis=-1),
             "term": per_replicate(term, replicates), **ledger_totals(tr, ("grad_calls",))}
 
@@ -168,6 +175,33 @@ def inner_noise_vs_local(E, replicates, seed, backend="numpy", *, aligned: bool 
     """:func:`inner_noise` on the 4-client population with ``E^t = E`` local iterations swept
     (``aligned=False``: each client sends ``Σ_e`` instead of ``(1/E)Σ_e``, a mutant)."""
     return inner_noise(4, int(E), replicates, seed, backend, aligned=aligned)
+
+
+def inner_noise_vs_steps(K, replicates, seed, backend="numpy", *, coupled: bool = True):
+    """:func:`inner_noise` on the 4-client population (``E^t = 1``) with ``K`` inner steps of
+    ``β = β₁/√K``, ``β₁ = 0.99/(2ℓ_{g,1})``: ``Kβ² = β₁²`` at every ``K``, Cor. 4.1's
+    ``K^tβ_t² ≤ 1/T`` at equality for ``1/T = β₁²`` (AFBO-R18).  ``coupled=False`` (a mutant):
+    ``β = β₁`` at every ``K``, the step not rescaled with the inner loop's length."""
+    K = int(K)
+    b1 = STEP_FRACTION * _beta_max()
+    out = inner_noise(4, 1, replicates, seed, backend, inner_steps=K,
+                      beta=b1 / math.sqrt(K) if coupled else b1)
+    out["inner_step"] = per_replicate(b1 / math.sqrt(K) if coupled else b1, replicates)
+    return out
+
+
+def coupled_noise_law() -> Law:
+    """The exponent in ``K`` of ``afbo.thm41a_inner_noise_term`` with ``Σ_kβ² = Kβ²`` and
+    ``β = β₁/√K`` (Cor. 4.1's coupling), derived with sympy: 0 (the term does not move)."""
+    b = rates.BOUNDS["afbo.thm41a_inner_noise_term"]
+    K, b1 = sp.symbols("K beta_1", positive=True)
+    expr = b.expr.subs(b.symbol("B_beta"), K * (b1 / sp.sqrt(K)) ** 2)
+    e = rates.leading_exponent(expr, K, sp.oo)
+    return Law(float(e), r"\frac{4L_fU_2(\sigma_g^2 + \sigma_{g,1}^2)}{m\mu_fE^t}K\beta^2"
+               r"\quad(\beta = \beta_1/\sqrt{K})",
+               f"leading exponent in K of afbo.thm41a_inner_noise_term with Σ_kβ² = Kβ² and "
+               f"β = β₁/√K (Cor. 4.1's Kβ² fixed): {e}; Remark 2's 'will decrease' asks for the "
+               "whole interval at or below it (tolerance 0)", symbolic=e)
 
 
 def _lambda_max() -> float:
@@ -327,3 +361,25 @@ CLAIMS += [
         "m = 4 (the population), E^t = E swept, the same for every client",
         ("AFBO-R12", "AFBO-R16", "AFBO-I1")),
 ]
+
+CLAIMS.append(P.claim(
+    "inner_noise_vs_inner_steps", role="confirmation",
+    source=P.cite("Remark 2 ('If we run more inner loops, then the error of the first term will "
+                  "decrease'), at Cor. 4.1's K^tβ_t² ≤ 1/T (AFBO-R18)", "[INFERRED]"),
+    statement=r"\mathbb{E}\|y^{t+1} - y^*(x^t)\|^2\ \mathrm{non\text{-}increasing\ in}\ K"
+              r"\quad(y^t = y^*(x^t),\ K\beta^2 = \beta_1^2)",
+    kind="at_most", variable="K", quantity=_NOISE_QUANTITY, measure=inner_noise_vs_steps,
+    grid=per_budget([1, 2, 4, 8, 16, 32], [1, 2, 4, 8, 16, 32, 64],
+                    [1, 2, 4, 8, 16, 32, 64, 128]),
+    replicates=_NOISE_REPLICATES, law=coupled_noise_law(), tolerance=0.0,
+    mutants=(Mutant("step_not_coupled", "the inner step is not rescaled with K (β = β₁ at "
+                    "every K): Σ_kβ² = Kβ₁² grows, and the first term's error rises toward the "
+                    "constant step's stationary variance", {"coupled": False},
+                    kind="schedule"),),
+    schedule=("one synchronous AFBO round from x^t = x*, y^t = y*(x^t) (the contraction part "
+              "of Lemma 4.2 is then zero: the value is its variance part, C's first term), K "
+              f"inner steps of β = β₁/√K with β₁ = {STEP_FRACTION:g}/(2ℓ_{{g,1}}) (Kβ² = β₁² at "
+              "every K: Cor. 4.1's K^tβ_t² ≤ 1/T at equality), σ = 1, E^t = 1, m = 4 (the "
+              "population)"),
+    conditions=_conditions(lambda v: STEP_FRACTION / math.sqrt(v)),
+    touches=("AFBO-R12", "AFBO-R16", "AFBO-R18")))
