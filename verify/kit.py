@@ -169,13 +169,22 @@ def lower_level_conditions(prob_of: Any, strong: str, smooth: str, ell_of: Any =
 
 __all__ = ["LEDGER_TOTALS", "PAPERS", "READINGS", "Paper", "PaperClaims", "law", "ledger_totals",
            "lower_level_conditions", "per_budget", "per_replicate", "reading_paper", "register_paper",
-           "fast_direction", "kappa_log_steps", "slow_direction"]
+           "fast_direction", "kappa_log_condition", "kappa_log_steps", "slow_direction"]
 
 
 def kappa_log_steps(K: float, kappa_g: float) -> int:
     """``N = ⌈κ_g log K⌉`` (at least 1): the Neumann truncation "N ∝ κ_g log K" with constant 1
     (FedNest Cor 3.1, FEDNEST-R3; FedMBO Cor 1's ``N = Ω(κ_g log K)``)."""
     return max(1, math.ceil(kappa_g * math.log(float(K)) - 1e-9))
+
+
+def kappa_log_condition(statement: str, kappa_g: float) -> Condition:
+    """The condition ``N ≥ κ_g log K`` of a claim that runs :func:`kappa_log_steps` at every
+    ``K`` of its grid (``statement``: the paper's words for it), the rounded ``N`` against the
+    unrounded ``κ_g log K``."""
+    return Condition(statement, lambda K: kappa_log_steps(K, kappa_g),
+                     lambda K: kappa_g * math.log(K), relation=">=",
+                     note="the schedule's N against the unrounded κ_g log K")
 
 
 def slow_direction(problem: Any) -> np.ndarray:

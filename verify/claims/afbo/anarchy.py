@@ -204,14 +204,16 @@ def straggler_excess(slowdown_excess, replicates, seed, backend="numpy", *,
 #: ``E[(τ − 1)²]`` goes from 0.5 to 36 (as ``τ_M^{3/2}``)
 HEAVY_ALPHA = 1.5
 HEAVY_CAPS = (2, 4, 8, 16, 32)
+#: the grid's models, one per cap, with their stationary ``τ̄ − 1`` (the swept values)
+HEAVY_MODELS = tuple((m.mean_delay() - 1.0, m)
+                     for m in (HeavyTailedDelay(HEAVY_ALPHA, c) for c in HEAVY_CAPS))
 
 
 def heavy_delay(excess) -> HeavyTailedDelay:
     """The capped heavy-tailed model of ``HEAVY_CAPS`` whose stationary mean paper delay
     (:meth:`HeavyTailedDelay.mean_delay`) is ``1 + excess``."""
-    for cap in HEAVY_CAPS:
-        model = HeavyTailedDelay(HEAVY_ALPHA, cap)
-        if math.isclose(model.mean_delay() - 1.0, float(excess), rel_tol=1e-9):
+    for tau_excess, model in HEAVY_MODELS:
+        if math.isclose(tau_excess, float(excess), rel_tol=1e-9):
             return model
     raise ValueError(f"`excess` must be τ̄ − 1 of HeavyTailedDelay({HEAVY_ALPHA}, cap) for a cap "
                      f"in {HEAVY_CAPS}, got {excess!r}")
@@ -361,8 +363,7 @@ _WIN = staleness_window()
 #: stays linear well beyond (τ̄ − 1 up to 31 measured)
 SC_EXCESS_GRID = per_budget(*[[1, 2, 3, 4, 5]] * 3)
 STRAGGLER_GRID = per_budget(*[[1, 2, 4, 8, 16]] * 3)
-HEAVY_GRID = per_budget(*[[HeavyTailedDelay(HEAVY_ALPHA, c).mean_delay() - 1.0
-                           for c in HEAVY_CAPS]] * 3)
+HEAVY_GRID = per_budget(*[[x for x, _ in HEAVY_MODELS]] * 3)
 #: the step claim's sweep: 1/η = k/a_1, k doubling (η from a_1 down to a_1/8, /16, /32)
 _A1_FLOOR = theorem_a1(floor_problem().constants)
 ETA_INV_GRID = per_budget([k / _A1_FLOOR for k in (1, 2, 4, 8)],

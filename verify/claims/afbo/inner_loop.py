@@ -37,6 +37,7 @@ import sympy as sp
 
 from bilevel_theory import rates, run
 from bilevel_theory.afbo import BoundedDelay, Periodic
+from bilevel_theory.law_cache import cached_derivation
 
 from ...claim import Condition, Law, Mutant, per_budget
 from ...kit import (
@@ -184,12 +185,13 @@ def inner_noise_vs_steps(K, replicates, seed, backend="numpy", *, coupled: bool 
     ``β = β₁`` at every ``K``, the step not rescaled with the inner loop's length."""
     K = int(K)
     b1 = STEP_FRACTION * _beta_max()
-    out = inner_noise(4, 1, replicates, seed, backend, inner_steps=K,
-                      beta=b1 / math.sqrt(K) if coupled else b1)
-    out["inner_step"] = per_replicate(b1 / math.sqrt(K) if coupled else b1, replicates)
+    beta = b1 / math.sqrt(K) if coupled else b1
+    out = inner_noise(4, 1, replicates, seed, backend, inner_steps=K, beta=beta)
+    out["inner_step"] = per_replicate(beta, replicates)
     return out
 
 
+@cached_derivation
 def coupled_noise_law() -> Law:
     """The exponent in ``K`` of ``afbo.thm41a_inner_noise_term`` with ``Σ_kβ² = Kβ²`` and
     ``β = β₁/√K`` (Cor. 4.1's coupling), derived with sympy: 0 (the term does not move)."""

@@ -13,8 +13,8 @@ from bilevel_theory import make_context, rates
 from bilevel_theory.estimators import phe
 from bilevel_theory.problems.quadratic import block_norm
 
-from ...claim import Condition, Mutant, per_budget
-from ...kit import kappa_log_steps, law, per_replicate, slow_direction
+from ...claim import Mutant, per_budget
+from ...kit import kappa_log_condition, kappa_log_steps, law, per_replicate, slow_direction
 from .common import (
     _TOUCH_PHE,
     PHE_POINT,
@@ -460,10 +460,8 @@ def _claims() -> list:
                       "bounds, not as Prop. 1's formula, which is 0 on this linear f "
                       "(fedmbo.phe_bias_bound_linear's finding)"),
             conditions=(*_phe_conditions(scalar_problem(**TIGHT), SCALAR_POINT),
-                        Condition("N = Ω(κ_g log K) (Cor 1), a lower bound with constant 1: "
-                                  "N ≥ κ_g log K", lambda K: kappa_log_steps(K, kt),
-                                  lambda K: kt * math.log(K), relation=">=",
-                                  note="the schedule's N against the unrounded κ_g log K")),
+                        kappa_log_condition("N = Ω(κ_g log K) (Cor 1), a lower bound with "
+                                            "constant 1: N ≥ κ_g log K", kt)),
             touches=("FEDMBO-R9", *_TOUCH_PHE),
             mutants=(Mutant("kappa_dropped", "the truncation N = ⌈log K⌉, computed without its "
                             "κ_g factor: the squared bias falls as K^{2 log(1 − 1/κ_g)} = "

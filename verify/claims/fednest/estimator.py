@@ -17,7 +17,7 @@ from bilevel_theory.problems import QuadraticBilevel
 from bilevel_theory.problems.oracle import with_noise_distribution
 
 from ...claim import Condition, Law, Mutant
-from ...kit import kappa_log_steps, law, per_budget, per_replicate
+from ...kit import kappa_log_condition, kappa_log_steps, law, per_budget, per_replicate
 from ..fedmbo.bias import TIGHT
 from ..fedmbo.common import SCALAR_POINT, scalar_problem
 from .common import P, _lemma22_conditions
@@ -433,11 +433,8 @@ CLAIMS.append(P.claim(
              "identical).  b is measured as the bias it bounds, not as eq. (15)'s formula, "
              "which is 0 on this linear f (fednest.indirect_bias_bound's finding).",
     conditions=(*_indirect_conditions(),
-                Condition("N ∝ κ_g log K (§3 after Cor 3.1), a lower bound with constant 1: "
-                          "N ≥ κ_g log K (FEDNEST-R3)",
-                          lambda K: kappa_log_steps(K, _TIGHT_KAPPA),
-                          lambda K: _TIGHT_KAPPA * math.log(K), relation=">=",
-                          note="the schedule's N against the unrounded κ_g log K")),
+                kappa_log_condition("N ∝ κ_g log K (§3 after Cor 3.1), a lower bound with "
+                                    "constant 1: N ≥ κ_g log K (FEDNEST-R3)", _TIGHT_KAPPA)),
     touches=("FEDNEST-R3", "FEDNEST-R11", "FEDNEST-R2"),
     mutants=(Mutant("kappa_dropped", "the truncation N = ⌈log K⌉, computed without its κ_g "
                     "factor (as AFBO's Cor 4.1 writes N = O(log T)): the squared bias falls "
