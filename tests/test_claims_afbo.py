@@ -24,6 +24,7 @@ from bilevel_theory.verify.claims.afbo.common import (
     _schedule,
 )
 from bilevel_theory.verify.claims.afbo.rates import _hypergradient_noise
+from bilevel_theory.verify.claims.afbo.speedup import speedup_m_independent
 from bilevel_theory.verify.fit import in_window
 
 
@@ -356,3 +357,14 @@ def test_birge_scaling_widens_only_a_misfitting_form():
     wide, r = A.birge_scaled(v, 12.0, 3)
     assert r == pytest.approx(2.0) and wide.mean() == pytest.approx(v.mean())
     assert wide.std() == pytest.approx(2.0 * v.std())
+
+
+def test_the_speedup_measure_walks_every_m_at_its_T():
+    """The (m, T) experiment that the coverage map counts as sweeping ``m`` too
+    (``inner_sweeps``): one run per ``m`` of ``M_SPEEDUP`` at the claim's ``T``, and its value
+    the corollary form's m-independent part fitted over exactly those runs."""
+    out = speedup_m_independent(20, 1, 0)
+    F = np.asarray([out[f"F_m{m}"] for m in A.M_SPEEDUP])
+    assert F.shape == (len(A.M_SPEEDUP), 1) and np.all(np.isfinite(F))
+    assert len(set(F[:, 0])) == len(A.M_SPEEDUP)
+    assert out["value"] == pytest.approx(A.corollary_form_weights(20) @ F, rel=1e-12)

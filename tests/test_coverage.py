@@ -78,6 +78,7 @@ def test_the_status_is_not_a_field_and_follows_the_claims(assessed):
         other = next(v for v in CANONICAL if v not in a.result.variables)
         blind = {cid: dataclasses.replace(claims[cid], variable="?") for cid in a.result.claims}
         inv = dataclasses.replace(a.inventory, notation={"?": other}, claim_sweeps={},
+                                  inner_sweeps={},
                                   results=(dataclasses.replace(a.result, sweeps={}),))
         (again,) = assess(inv, blind)
         assert again.status == "none" and again.missing == a.result.variables, a.result.id
@@ -103,6 +104,22 @@ def test_status_of_and_the_roles_that_count():
         inv.results[0], claims=("fednest.ihgp_bias_vs_N", "fedmbo.phe_bias_bound_stated")),))
     assert claims["fedmbo.phe_bias_bound_stated"].role == "finding"
     assert assess(inv, claims)[0].status == "full"  # a finding does
+
+
+def test_a_two_way_experiment_counts_the_variable_its_measure_walks():
+    """``inner_sweeps``: a claim whose measure walks a second variable at every grid point
+    counts for it too; the entries name catalogue claims and canonical variables."""
+    claims = package_claims()
+    inv = Inventory("x", "X", "Someone, venue 2000", {"T": "T"}, (
+        Result("x.cor", "corollary", "Cor 1", "rate in (m, T)", ("T", "n"),
+               claims=("afbo.linear_speedup_m",)),))
+    assert assess(inv, claims)[0].missing == ("n",)
+    (a,) = assess(dataclasses.replace(inv, inner_sweeps={"afbo.linear_speedup_m": "n"}), claims)
+    assert a.status == "full" and a.uses[0].inner == "n"
+    with pytest.raises(ValueError, match="canonical"):
+        dataclasses.replace(inv, inner_sweeps={"afbo.linear_speedup_m": "clients"})
+    for each in package_inventories():
+        assert set(each.inner_sweeps) <= set(claims)
 
 
 def test_counts_add_up(assessed):

@@ -2,7 +2,8 @@
 
 A claim sweeps exactly one variable (``claim.variable``, in its paper's notation), mapped to a
 canonical name by the result's ``sweeps``, else the inventory's ``claim_sweeps``, else its
-``notation``.  A result's status: ``full`` when every variable of its statement is swept by a
+``notation``; a two-way experiment also walks the variable the inventory's ``inner_sweeps``
+gives it at every point of its grid.  A result's status: ``full`` when every variable of its statement is swept by a
 confirmation or finding that names it, ``partial`` when some are, ``none`` when none are (a
 control says nothing about the paper and a defect tests the authors' released code, not the
 paper's statement: both are listed but never count); ``n/a`` when it is not checkable on
@@ -88,13 +89,15 @@ def inventories(plugins: bool = True) -> list[Inventory]:
 @dataclass(frozen=True)
 class ClaimUse:
     """One claim naming a result: its role and expected verdict, its own swept symbol and the
-    canonical variable that symbol is; ``counted``: whether it counts as coverage."""
+    canonical variable that symbol is, the variable its measure walks at every grid point
+    (``inner``, empty for a one-way sweep); ``counted``: whether it counts as coverage."""
 
     id: str
     role: str
     expected: str
     symbol: str
     sweeps: str
+    inner: str = ""
 
     @property
     def counted(self) -> bool:
@@ -136,7 +139,7 @@ class Assessed:
     @property
     def swept(self) -> tuple[str, ...]:
         """The statement's variables that a counted claim sweeps, in the statement's order."""
-        done = {u.sweeps for u in self.uses if u.counted}
+        done = {v for u in self.uses if u.counted for v in (u.sweeps, u.inner) if v}
         return tuple(v for v in self.result.variables if v in done)
 
     @property
@@ -165,7 +168,8 @@ def assess(inventory: Inventory, claims: Mapping[str, Claim]) -> list[Assessed]:
                 raise ValueError(f"result {result.id} names claim {cid!r}, which is not in the "
                                  "catalogue") from None
             uses.append(ClaimUse(cid, claim.role, claim.expected, claim.variable,
-                                 swept_variable(inventory, result, claim)))
+                                 swept_variable(inventory, result, claim),
+                                 inventory.inner_sweeps.get(cid, "")))
         out.append(Assessed(inventory, result, tuple(uses)))
     return out
 
@@ -209,6 +213,7 @@ def as_dict(a: Assessed) -> dict:
             "statement": r.statement, "headline": r.headline, "checkable": r.checkable,
             "why_not": r.why_not, "variables": list(r.variables),
             "claims": [{"id": u.id, "role": u.role, "expected": u.expected, "symbol": u.symbol,
-                        "sweeps": u.sweeps, "counted": u.counted} for u in a.uses],
+                        "sweeps": u.sweeps, "inner": u.inner, "counted": u.counted}
+                       for u in a.uses],
             "swept": list(a.swept), "status": a.status, "missing": list(a.missing),
             "reason": r.reason}

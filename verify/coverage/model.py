@@ -127,6 +127,10 @@ class Inventory:
             (the paper's own symbols: FedNest's ``K`` is ``T``).
         claim_sweeps: ``claim id -> canonical variable`` where one claim's symbol means
             something else than the notation says (AFBO's ``m`` is also its Neumann count).
+        inner_sweeps: ``claim id -> canonical variable`` that a claim's measure itself walks
+            at every point of its grid (a two-way experiment, such as AFBO's (m, T) one, which
+            fits Cor 4.1's form over ``m`` at each ``T``); it counts as swept alongside the
+            grid's own variable.
         results: the results, in the paper's order.
     """
 
@@ -136,15 +140,14 @@ class Inventory:
     notation: Mapping[str, str]
     results: tuple[Result, ...]
     claim_sweeps: Mapping[str, str] = field(default_factory=dict)
+    inner_sweeps: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.key or not self.paper or not self.citation:
             raise ValueError("`Inventory.key`, `paper` and `citation` must be non-empty")
-        object.__setattr__(self, "notation", dict(self.notation))
-        object.__setattr__(self, "claim_sweeps", dict(self.claim_sweeps))
-        _check_variables(f"{self.key} notation", self.notation.values(), unique=False)
-        _check_variables(f"{self.key} claim_sweeps", self.claim_sweeps.values(),
-                         unique=False)
+        for name in ("notation", "claim_sweeps", "inner_sweeps"):
+            object.__setattr__(self, name, dict(getattr(self, name)))
+            _check_variables(f"{self.key} {name}", getattr(self, name).values(), unique=False)
         results = tuple(self.results)
         object.__setattr__(self, "results", results)
         ids = [r.id for r in results]

@@ -38,10 +38,12 @@ def _variables(a: Assessed) -> str:
 
 
 def _claims(a: Assessed) -> str:
-    """``id (role, sweeps T)`` per claim; controls and defects marked as not counted."""
+    """``id (role, sweeps T)`` per claim (``sweeps T, and n at each T`` for a two-way
+    experiment); controls and defects marked as not counted."""
     if not a.uses:
         return "—"
     return "; ".join(f"{u.id} ({u.role}, sweeps {u.sweeps}"
+                     + (f", and {u.inner} at each {u.sweeps}" if u.inner else "")
                      + ("" if u.counted else ", not counted") + ")" for u in a.uses)
 
 

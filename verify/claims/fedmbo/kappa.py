@@ -99,7 +99,7 @@ def stationarity_vs_kappa(kappa_g, replicates, seed, backend="numpy", *,
                                  x0=s["x0"], y0=s["y0"]), K, replicates, seed, backend)
     R = replicates
     return {"value": trace.stationarity[:, :K].mean(axis=1), "diverged": trace.diverged,
-            **ledger_totals(trace, ("rounds",)), "K": per_replicate(K, R),
+            **ledger_totals(trace), "K": per_replicate(K, R),
             "kappa_g": per_replicate(instance(kappa_g).constants["kappa_g"], R),
             "neumann_steps": per_replicate(s["N"], R), "alpha": per_replicate(s["alpha"], R)}
 
