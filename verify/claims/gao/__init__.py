@@ -13,11 +13,12 @@ One module per family of results, in the catalogue's order:
 * :mod:`.kappa`: the κ-dependence of Cor 1 / Cor 2;
 * :mod:`.oracle`: the Hessian-vector complexity of Remarks 2 and 4 in κ;
 * :mod:`.limit`: Thm 1 inside its own step conditions on heterogeneous devices, as T → ∞;
+* :mod:`.thm1_variables`: the same Thm 1 in T, σ, K and p (closed forms);
 
 and :mod:`.common` for the instances, schedules, runs and hypotheses they share.
 """
 
-from . import comparison, complexity, floor, kappa, limit, oracle, truncation
+from . import comparison, complexity, floor, kappa, limit, oracle, thm1_variables, truncation
 from .common import (
     DEVICES,
     K_DESIGN,
@@ -56,7 +57,7 @@ from .truncation import (
 )
 
 CLAIMS = [*truncation.CLAIMS, *complexity.CLAIMS, *floor.CLAIMS, *comparison.CLAIMS,
-          *kappa.CLAIMS, *oracle.CLAIMS, *limit.CLAIMS]
+          *kappa.CLAIMS, *oracle.CLAIMS, *limit.CLAIMS, *thm1_variables.CLAIMS]
 
 __all__ = [
     "CLAIMS", "DEVICES", "KV_DESIGN", "K_DESIGN", "LAW_M_C", "LAW_M_T", "LAW_NEUMANN",
@@ -65,6 +66,6 @@ __all__ = [
     "V_PERIODS", "comparison", "complexity", "floor", "heterogeneous", "homogeneous", "kappa",
     "limit", "localbsgm_heterogeneous", "localbsgm_vs_rounds", "localbsgvrm_heterogeneous",
     "localbsgvrm_vs_devices", "neumann_bias", "neumann_bias_with_bound", "neumann_instance",
-    "run_schedule", "search_worst_neumann_instance", "shared_hessians", "truncation",
+    "run_schedule", "search_worst_neumann_instance", "shared_hessians", "thm1_variables", "truncation",
     "truncation_bias_ratio", "vrm_vs_m", "worst_neumann_instance",
 ]

@@ -81,13 +81,15 @@ HS = per_budget((0.1, 0.3, 1.0), (0.05, 0.1, 0.2, 0.4, 0.7, 1.0),
                 (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0, 1.5))
 
 
-def hyperparameters(problem, eta: float, neumann_steps: int = NEUMANN) -> dict:
+def hyperparameters(problem, eta: float, neumann_steps: int = NEUMANN,
+                    period: int = PERIOD) -> dict:
     """Thm 1's admissible hyperparameters at step ``η``: ``ρ₂`` at its limit, ``ρ₁`` at its
-    limit given ``ρ₂`` (``theorem1_limits``), ``α = β = 1``, ``p = 2``, ``θ = 0.8/L₁``,
-    ``Q = neumann_steps`` (80)."""
-    rho2 = theorem1_limits(problem, ALPHA, BETA, PERIOD, 1.0)["rho2_max"]
-    lim = theorem1_limits(problem, ALPHA, BETA, PERIOD, rho2)
-    return dict(alpha=ALPHA, beta=BETA, period=PERIOD, eta=float(eta), rho1=lim["rho1_max"],
+    limit given ``ρ₂`` (``theorem1_limits``), ``α = β = 1``, ``p = period`` (2), ``θ =
+    0.8/L₁``, ``Q = neumann_steps`` (80); ``eta_max``: Thm 1's cap on ``η`` at that ``p``."""
+    period = int(period)
+    rho2 = theorem1_limits(problem, ALPHA, BETA, period, 1.0)["rho2_max"]
+    lim = theorem1_limits(problem, ALPHA, BETA, period, rho2)
+    return dict(alpha=ALPHA, beta=BETA, period=period, eta=float(eta), rho1=lim["rho1_max"],
                 rho2=rho2, theta=THETA_L1 / gao_constants(problem)["L1"],
                 neumann_steps=int(neumann_steps), eta_max=lim["eta_max"])
 
@@ -211,13 +213,18 @@ def gradient_bound(problem) -> float:
                float(_sup_norm(D[:, dx:dx + n], d[:, dx:dx + n], r).max()))
 
 
-def limit_bound(problem, hp: dict) -> float:
+def limit_bound(problem, hp: dict, sigma: float = 0.0, T: float | None = None) -> float:
     """``B_∞``: Thm 1's right-hand side as ``T → ∞`` (the registered ``gao.thm1_limit``, sympy's
-    limit of ``gao.thm1``) with ``σ = 0`` and the start at ``x*``, ``y*(x*)``: ``4Δ_Q²`` and the
-    four ``p``-terms, with ``δ²`` = :func:`delta2_bound` and ``G`` = :func:`gradient_bound`."""
+    limit of ``gao.thm1``) with ``σ = sigma`` (0: exact oracles) and the start at ``x*``,
+    ``y*(x*)``: ``4Δ_Q²``, the noise terms in ``ησ²/K`` and the four ``p``-terms, with ``δ²`` =
+    :func:`delta2_bound` and ``G`` = :func:`gradient_bound`.  ``T``: the whole right-hand side
+    ``B(T)`` (``gao.thm1``) from that start instead, whose ``Φ(x₀) − Φ_*`` and
+    ``‖ȳ₀ − y*(x̄₀)‖²`` are 0."""
     g = gao_constants(problem)
-    return rates.BOUNDS["gao.thm1_limit"].at(
-        sigma=0.0, alpha=hp["alpha"], beta=hp["beta"], eta=hp["eta"], p=hp["period"],
+    bound, start = ("gao.thm1_limit", {}) if T is None else (
+        "gao.thm1", dict(T=float(T), Delta=0.0, D_0=0.0))
+    return rates.BOUNDS[bound].at(
+        **start, sigma=float(sigma), alpha=hp["alpha"], beta=hp["beta"], eta=hp["eta"], p=hp["period"],
         rho_1=hp["rho1"], rho_2=hp["rho2"], L_hat=g["L_hat"], L_tilde=g["L_tilde"],
         L_1=g["L1"], mu=g["mu"], G=gradient_bound(problem),
         delta=math.sqrt(delta2_bound(problem)), K=problem.clients,
@@ -264,11 +271,17 @@ def localbsgm_limit(value, replicates, seed, backend="numpy", *, variable="eta",
 def _conditions(variable: str = "eta") -> tuple[Condition, ...]:
     """Thm 1's hypotheses at each point of the ``variable``-sweep (:func:`_point`), all
     inside."""
+    return conditions_at(functools.partial(_point, variable))
+
+
+def conditions_at(point) -> tuple[Condition, ...]:
+    """Thm 1's hypotheses at each sweep value ``x``, with ``point(x) = (problem,
+    hyperparameters)``."""
     def P(x):
-        return _point(variable, x)[0]
+        return point(x)[0]
 
     def hp(x):
-        return _point(variable, x)[1]
+        return point(x)[1]
 
     def L1(x):
         return gao_constants(P(x))["L1"]
@@ -284,14 +297,15 @@ def _conditions(variable: str = "eta") -> tuple[Condition, ...]:
                                 L1),
         Condition("α, β > 0 (Thm 1)", ALPHA, 0.0, relation=">"),
         Condition("θ < 1/L₁ (Thm 1)", lambda x: hp(x)["theta"] * L1(x), 1.0, relation="<"),
-        Condition("p > 1 (Alg. 1, Cor 1)", PERIOD, 1, relation=">"),
+        Condition("p > 1 (Alg. 1, Cor 1)", lambda x: hp(x)["period"], 1, relation=">"),
         Condition("Q > 0 (Sec. 3, eq. 3.2)", lambda x: hp(x)["neumann_steps"], 0, relation=">"),
         Condition("ρ₂ ≤ min{(6L̃²/μ)/(4L̂²/α² + 400L₁²L̃²/(3β²μ²)), 1/(6L₁)} (Thm 1)",
                   lambda x: hp(x)["rho2"],
-                  lambda x: theorem1_limits(P(x), ALPHA, BETA, PERIOD, 1.0)["rho2_max"]),
+                  lambda x: theorem1_limits(P(x), ALPHA, BETA, hp(x)["period"],
+                                            1.0)["rho2_max"]),
         Condition("ρ₁ ≤ min{3ρ₂μ/(50κL̃), (1/4)/√(4L̂²/α² + 500L₁²L̃²/(3β²μ²))} (Thm 1)",
                   lambda x: hp(x)["rho1"], lambda x: theorem1_limits(
-                      P(x), ALPHA, BETA, PERIOD, hp(x)["rho2"])["rho1_max"]),
+                      P(x), ALPHA, BETA, hp(x)["period"], hp(x)["rho2"])["rho1_max"]),
         Condition("η < min{1/α, 1/β, 1/(2ρ₁L_Φ), 1/(3p(α² + β²)^{1/4}(ρ₁² + ρ₂²)^{1/4}"
                   "L̂^{1/2}), 1} (Thm 1)", lambda x: hp(x)["eta"], lambda x: hp(x)["eta_max"],
                   relation="<"),
