@@ -321,12 +321,21 @@ _NOISE_WHY = (
     "term of the bound. ")
 
 
-def _claim(name, symbol, measure, grid, point, quantity, schedule, reason, bound, touches):
+_LHS = r"\frac{1}{T}\sum_{t<T} \|\nabla\Phi(\bar x_t)\|^2 + \tilde L^2\|\bar y_t - y^*(\bar x_t)\|^2"
+_STATEMENT_T = (_LHS + r" \leq \frac{2(\Phi(x_0)-\Phi_*)}{\eta\rho_1T} + \dots + "
+                r"\frac{4G^2}{\alpha\eta T} + \dots + 4\Delta_Q^2 + \dots\ \forall T")
+_STATEMENT_NOISE = (_LHS + r" \leq B(T)\ \forall T;\quad \lim_T B(T) = 4\Delta_Q^2 + "
+                    r"\frac{4\alpha\eta\sigma^2}{K} + \frac{500\beta\eta\sigma^2\tilde L^2}"
+                    r"{3K\mu^2} + \mathcal{O}(p^2\eta^2(\rho_1^2+\rho_2^2))")
+
+
+def _claim(name, symbol, measure, grid, point, quantity, schedule, reason, bound, touches,
+           statement=L._STATEMENT):
     return P_.claim(
         name, role="finding",
         source=P_.cite("Thm 1 (the bound for every T, inside its step conditions; "
                        "heterogeneous devices under A4)"),
-        statement=L._STATEMENT, kind="bounded_by", variable=symbol, quantity=quantity,
+        statement=statement, kind="bounded_by", variable=symbol, quantity=quantity,
         measure=measure, scale="loglog", grid=grid, replicates=per_budget(2, 2, 2),
         law=law(rates.law_for(bound, "bound")), tolerance=0.0, expected="violated",
         reason=reason, schedule=schedule, mutants=(L._REPAIR,),
@@ -348,12 +357,12 @@ CLAIMS = [
            "T ≈ 2.5·10¹⁰ on: Thm 1's inequality fails at finite T, not only in the limit. "
            "Mathematical reason: the device average of eq. (3.1) is not ∇Φ when the Hessians "
            "differ, and no term of Thm 1 carries that bias.",
-           "gao.thm1", ()),
+           "gao.thm1", (), _STATEMENT_T),
     _claim("localbsgm_limit_vs_noise", "s", limit_vs_noise, NOISES, _point_noise,
            r"\lim_T \mathbb{E}\frac{1}{T}\sum_{t<T} A_t",
            _BASE + f", p = {L.PERIOD}" + _NOISY + "; s swept",
            _NOISE_WHY + "In s (σ ≈ 2.0s), the inequality fails up to s = 2 and holds from s = 4.",
-           "gao.thm1_limit", ("GAO-R11",)),
+           "gao.thm1_limit", ("GAO-R11",), _STATEMENT_NOISE),
     _claim("localbsgm_limit_vs_devices", "K", limit_vs_devices, DEVICE_COUNTS,
            _point_devices, r"\lim_T \mathbb{E}\frac{1}{T}\sum_{t<T} A_t",
            _BASE + f", p = {L.PERIOD}" + _NOISY + f"; s = {NOISE_K:g}, the eight devices "
@@ -361,7 +370,7 @@ CLAIMS = [
            _NOISE_WHY + f"In K at s = {NOISE_K:g}, the noise terms fall as 1/K (the linear "
            "speedup the corollaries build on) and the floor does not: the bound holds up to "
            "K = 128 and fails from K = 256.",
-           "gao.thm1_limit", ("GAO-R11",)),
+           "gao.thm1_limit", ("GAO-R11",), _STATEMENT_NOISE),
     _claim("localbsgm_limit_vs_period", "p", limit_vs_period, PERIODS, _point_period,
            r"\lim_T \frac{1}{T}\sum_{t<T} A_t",
            _BASE + "; exact oracles; value and bound as gao.localbsgm_heterogeneous_limit at "
