@@ -66,6 +66,7 @@ __all__ = [
     "V_PERIODS", "comparison", "complexity", "floor", "heterogeneous", "homogeneous", "kappa",
     "limit", "localbsgm_heterogeneous", "localbsgm_vs_rounds", "localbsgvrm_heterogeneous",
     "localbsgvrm_vs_devices", "neumann_bias", "neumann_bias_with_bound", "neumann_instance",
-    "run_schedule", "search_worst_neumann_instance", "shared_hessians", "thm1_variables", "truncation",
+    "run_schedule", "search_worst_neumann_instance", "shared_hessians", "thm1_variables",
+    "truncation",
     "truncation_bias_ratio", "vrm_vs_m", "worst_neumann_instance",
 ]

@@ -238,11 +238,17 @@ def _sweep_instance(variable: str, value, mutant, variables: tuple[str, ...]):
     (else :data:`NEUMANN`).  Both theorems' sweeps start here."""
     if variable not in variables:
         raise ValueError(f"`variable` must be one of {list(variables)}, got {variable!r}")
+    P = sweep_instance(mutant, float(value) if variable == "h" else HETEROGENEITY)
+    return P, int(value) if variable == "Q" else NEUMANN
+
+
+def sweep_instance(mutant=None, heterogeneity: float = HETEROGENEITY):
+    """:func:`heterogeneous` at ``heterogeneity`` (``mutant="shared_hessians"``:
+    :func:`shared_hessians`), the instance every Thm 1/2 sweep starts from."""
     if mutant not in (None, "shared_hessians"):
         raise ValueError(f"`mutant` must be None or 'shared_hessians', got {mutant!r}")
-    h = float(value) if variable == "h" else HETEROGENEITY
-    P = (shared_hessians if mutant == "shared_hessians" else heterogeneous)(heterogeneity=h)
-    return P, int(value) if variable == "Q" else NEUMANN
+    maker = shared_hessians if mutant == "shared_hessians" else heterogeneous
+    return maker(heterogeneity=heterogeneity)
 
 
 def _point(variable: str, value, mutant=None):

@@ -49,7 +49,6 @@ from bilevel_theory.problems.oracle import with_noise_distribution
 from ...claim import per_budget
 from ...kit import law, per_replicate
 from . import limit as L
-from .common import heterogeneous, shared_hessians
 
 P_ = L.P_
 
@@ -71,11 +70,9 @@ PERIODS = per_budget((2, 8, 32, 128), (2, 4, 8, 16, 32, 64, 128),
 
 # ============================================================================ closed forms
 def instance(devices: int = 8, noise: float = 0.0, mutant=None):
-    """:func:`heterogeneous` (mutant ``shared_hessians``: :func:`shared_hessians`) tiled to
-    ``devices`` devices, with the oracles' noise std ``noise``."""
-    if mutant not in (None, "shared_hessians"):
-        raise ValueError(f"`mutant` must be None or 'shared_hessians', got {mutant!r}")
-    P = shared_hessians() if mutant == "shared_hessians" else heterogeneous()
+    """:func:`.limit.sweep_instance` (mutant ``shared_hessians``: the devices' mean Hessians)
+    tiled to ``devices`` devices, with the oracles' noise std ``noise``."""
+    P = L.sweep_instance(mutant)
     if int(devices) != P.clients:
         P = P.tiled_to(int(devices))
     if not noise:
@@ -99,14 +96,14 @@ def local_maps(problem, hp: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(F, f, E)``: every device's local step (after ``t = 0``) as ``z_k ↦ F_k z_k + f_k +
     E_k w_k``, shapes ``(K, n, n)``, ``(K, n)``, ``(K, n, d_x + 2d_y)``, ``w_k`` the noise of
     ``∇ₓf``, ``∇_y f`` and ``∇_y g`` (module docstring); ``F``, ``f`` probed from
-    :func:`.limit._local_step`, ``E`` from the device's exact series."""
+    :func:`.limit._local_step` (:func:`.limit._affine`), ``E`` from the device's exact series."""
     h = problem.host
     K, dx, dy = h.clients, h.dim_x, h.dim_y
     n = 2 * (dx + dy)
-    probes = np.zeros((n + 1, K, n))
-    probes[1:] = np.eye(n)[:, None, :]
-    out = L._local_step(problem, hp)(probes)
-    F, f = np.transpose(out[1:] - out[0], (1, 2, 0)), out[0]
+    step = L._local_step(problem, hp)
+    M, c = L._affine(lambda z: step(np.broadcast_to(z[:, None, :], (z.shape[0], K, n)))
+                     .reshape(z.shape[0], K * n), n)
+    F, f = M.reshape(K, n, n), c.reshape(K, n)
     D = estimator_noise_map(problem, hp)
     a, b = hp["alpha"] * hp["eta"], hp["beta"] * hp["eta"]
     du = a * np.concatenate([np.broadcast_to(np.eye(dx), (K, dx, dx)), -D,
@@ -241,6 +238,13 @@ def noisy_limit(problem, hp: dict) -> tuple[float, float]:
 
 
 # ============================================================================ measures
+def point(mutant=None, devices: int = 8, noise: float = 0.0, period: int = L.PERIOD):
+    """``(problem, hyperparameters)`` of a sweep point: :func:`instance` and Thm 1's
+    admissible steps at ``η = 10⁻⁵`` and period ``period`` (:func:`.limit.hyperparameters`)."""
+    P = instance(devices, noise, mutant)
+    return P, L.hyperparameters(P, L.ETA_FIXED, period=int(period))
+
+
 def _out(value: float, bound: float, problem, hp, replicates: int, **extra) -> dict:
     _, floor = biased_stationary_point(problem, hp["theta"], hp["neumann_steps"])
     return {"value": per_replicate(value, replicates), "bound": per_replicate(bound, replicates),
@@ -250,8 +254,7 @@ def _out(value: float, bound: float, problem, hp, replicates: int, **extra) -> d
 
 def bound_vs_T(T, replicates, seed, backend="numpy", *, mutant=None) -> dict:
     """``A_T`` against ``B(T)`` at ``η = 10⁻⁵``, exact oracles, eight devices, ``p = 2``."""
-    P = instance(mutant=mutant)
-    hp = L.hyperparameters(P, L.ETA_FIXED)
+    P, hp = point(mutant)
     return _out(average_at(P, hp, int(T)), L.limit_bound(P, hp, T=float(T)), P, hp,
                 replicates, limit=L.limit_average(P, hp)[0])
 
@@ -259,8 +262,7 @@ def bound_vs_T(T, replicates, seed, backend="numpy", *, mutant=None) -> dict:
 def limit_vs_noise(noise, replicates, seed, backend="numpy", *, devices: int = 8,
                    mutant=None) -> dict:
     """``lim E A_T`` against ``B_∞(σ)`` under the oracles' noise std ``noise``."""
-    P = instance(devices, noise, mutant)
-    hp = L.hyperparameters(P, L.ETA_FIXED)
+    P, hp = point(mutant, devices, noise)
     value, part = noisy_limit(P, hp)
     sigma = stated_sigma(P, hp)
     return _out(value, L.limit_bound(P, hp, sigma=sigma), P, hp, replicates,
@@ -275,33 +277,13 @@ def limit_vs_devices(devices, replicates, seed, backend="numpy", *, mutant=None)
 
 def limit_vs_period(period, replicates, seed, backend="numpy", *, mutant=None) -> dict:
     """:mod:`.limit`'s ``A_∞`` against ``B_∞`` at period ``p = period``, exact oracles."""
-    P = instance(mutant=mutant)
-    hp = L.hyperparameters(P, L.ETA_FIXED, period=int(period))
+    P, hp = point(mutant, period=period)
     value, radius = L.limit_average(P, hp)
     return _out(value, L.limit_bound(P, hp), P, hp, replicates, spectral_radius=radius,
                 diverged=float(radius >= 1.0))
 
 
 # ============================================================================ claims
-def _point_T(T):
-    P = instance()
-    return P, L.hyperparameters(P, L.ETA_FIXED)
-
-
-def _point_noise(noise, devices: int = 8):
-    P = instance(devices, noise)
-    return P, L.hyperparameters(P, L.ETA_FIXED)
-
-
-def _point_devices(devices):
-    return _point_noise(NOISE_K, int(devices))
-
-
-def _point_period(period):
-    P = instance()
-    return P, L.hyperparameters(P, L.ETA_FIXED, period=int(period))
-
-
 _BASE = (f"LocalBSGM (Alg. 1) in closed form on the heterogeneous instance of "
          f"gao.localbsgm_heterogeneous_limit (8 devices, dims 2); α = β = 1, θ = "
          f"{L.THETA_L1}/L₁, Q = {L.NEUMANN}, ρ₂ and ρ₁ at Thm 1's limits (ρ₁ ≈ 3.6·10⁻⁵, "
@@ -344,7 +326,7 @@ def _claim(name, symbol, measure, grid, point, quantity, schedule, reason, bound
 
 
 CLAIMS = [
-    _claim("localbsgm_bound_vs_T", "T", bound_vs_T, TS, _point_T,
+    _claim("localbsgm_bound_vs_T", "T", bound_vs_T, TS, lambda T: point(),
            r"\frac{1}{T}\sum_{t<T} A_t",
            _BASE + f", p = {L.PERIOD}, exact oracles, from x*, y*(x*) (the library's first step "
            "included); value: A_T (Cesàro sum of the affine iteration, binary powering); "
@@ -358,20 +340,23 @@ CLAIMS = [
            "Mathematical reason: the device average of eq. (3.1) is not ∇Φ when the Hessians "
            "differ, and no term of Thm 1 carries that bias.",
            "gao.thm1", (), _STATEMENT_T),
-    _claim("localbsgm_limit_vs_noise", "s", limit_vs_noise, NOISES, _point_noise,
+    _claim("localbsgm_limit_vs_noise", "s", limit_vs_noise, NOISES,
+           lambda s: point(noise=s),
            r"\lim_T \mathbb{E}\frac{1}{T}\sum_{t<T} A_t",
            _BASE + f", p = {L.PERIOD}" + _NOISY + "; s swept",
            _NOISE_WHY + "In s (σ ≈ 2.0s), the inequality fails up to s = 2 and holds from s = 4.",
            "gao.thm1_limit", ("GAO-R11",), _STATEMENT_NOISE),
     _claim("localbsgm_limit_vs_devices", "K", limit_vs_devices, DEVICE_COUNTS,
-           _point_devices, r"\lim_T \mathbb{E}\frac{1}{T}\sum_{t<T} A_t",
+           lambda K: point(devices=K, noise=NOISE_K),
+           r"\lim_T \mathbb{E}\frac{1}{T}\sum_{t<T} A_t",
            _BASE + f", p = {L.PERIOD}" + _NOISY + f"; s = {NOISE_K:g}, the eight devices "
            "tiled to K (the same global problem, x̃, δ² and G at every K), K swept",
            _NOISE_WHY + f"In K at s = {NOISE_K:g}, the noise terms fall as 1/K (the linear "
            "speedup the corollaries build on) and the floor does not: the bound holds up to "
            "K = 128 and fails from K = 256.",
            "gao.thm1_limit", ("GAO-R11",), _STATEMENT_NOISE),
-    _claim("localbsgm_limit_vs_period", "p", limit_vs_period, PERIODS, _point_period,
+    _claim("localbsgm_limit_vs_period", "p", limit_vs_period, PERIODS,
+           lambda p: point(period=p),
            r"\lim_T \frac{1}{T}\sum_{t<T} A_t",
            _BASE + "; exact oracles; value and bound as gao.localbsgm_heterogeneous_limit at "
            "period p (η's cap falls as 1/p and stays above η), p swept",
