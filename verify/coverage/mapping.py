@@ -3,11 +3,11 @@
 A claim sweeps exactly one variable (``claim.variable``, in its paper's notation), mapped to a
 canonical name by the result's ``sweeps``, else the inventory's ``claim_sweeps``, else its
 ``notation``; a two-way experiment also walks the variable the inventory's ``inner_sweeps``
-gives it at every point of its grid.  A result's status: ``full`` when every variable of its statement is swept by a
-confirmation or finding that names it, ``partial`` when some are, ``none`` when none are (a
-control says nothing about the paper and a defect tests the authors' released code, not the
-paper's statement: both are listed but never count); ``n/a`` when it is not checkable on
-quadratic instances.
+gives it at every point of its grid.  A result's status: ``full`` when every variable of its
+statement is swept by a confirmation or finding that names it, ``partial`` when some are,
+``none`` when none are (a control says nothing about the paper and a defect tests the authors'
+released code, not the paper's statement: both are listed but never count); ``n/a`` when it is
+not checkable on quadratic instances.
 """
 
 from __future__ import annotations
