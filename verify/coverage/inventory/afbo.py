@@ -32,8 +32,16 @@ RESULTS = (
            r"\|y^{t+1} - y^*(x^t)\|^2 + \eta_tb^2 + \frac{3L_f\eta_t^2}{m}(\hat D_f\sum_i"
            r"\tau_i^t + \hat\sigma_f + 4\hat D_f)", ("η", "delay", "n"),
            reason="a one-step inequality inside Thm 4.1's proof, in D̂_f and σ̂_f, which the text "
-                  "leaves as bounds on unspecified moments: no claim; the claims test the theorem it "
-                  "feeds (afbo.strongly_convex_rate_theorem, afbo.staleness_floor_vs_delay)"),
+                  "leaves as bounds on unspecified moments (AFBO-R10). With every τ_i^t = 1 it is "
+                  "FedMBO's Lemma 4 with σ̂_f in place of σ̃_f², and its b is stated as FedMBO's "
+                  "Prop. 1 (κ_gl_{f,1}(1 − 1/κ_g)^N). On a quadratic the first-order part of the "
+                  "difference of its sides is η(b² + M_f²E‖y^{t+1} − y*(x^t)‖² − ½E‖H̄ − "
+                  "∇f‖²), as for fedmbo.lemma4. So it fails wherever the bias exceeds √2·b: "
+                  "for APHE as written at a large m (afbo.aphe_bias, AFBO-L1), and for a linear "
+                  "f (b = 0, FEDMBO-R5). "
+                  "Under delays, its terms are the unspecified moments. No claim is built; the "
+                  "claims test the theorem it feeds (afbo.strongly_convex_rate_theorem, "
+                  "afbo.staleness_floor_vs_delay)"),
     Result("afbo.lemma4.2", "lemma", "Lemma 4.2, §IV.C",
            r"\mathbb{E}\|y^{t+1} - y^*(x^t)\|^2 \le 4(\sigma_g^2 + \sigma_{g,1}^2)\sum_k"
            r"\beta_{t,k}^2 + \prod_k(1 - \beta_{t,k}\mu_g)\mathbb{E}\|y^t - y^*(x^t)\|^2",

@@ -75,8 +75,17 @@ RESULTS = (
            r"y^*(x^k)\|^2 + (\alpha_k^2L_f - \frac{\alpha_k}{2})\mathbb{E}\|\bar{\mathcal H}\|^2"
            r" - \frac{\alpha_k}{2}\mathbb{E}\|\nabla f(x^k)\|^2 + \alpha_kb^2 + "
            r"\frac{\alpha_k^2L_f\tilde\sigma_f^2}{n}", ("η", "m", "N"),
-           reason="a one-step descent inequality of Thm 1's proof; no claim (the claims test Thm 1 and "
-                  "Cor 1, which it feeds)"),
+           reason="a one-step descent inequality of Thm 1's proof. On a quadratic, Φ(x − αH) − "
+                  "Φ(x) = −α⟨∇Φ, H⟩ + (α²/2)Hᵀ∇²ΦH exactly, so the right side minus the left is "
+                  "α(b² + M_f²E‖y^{k+1} − y*(x^k)‖² − ½E‖H̄ − ∇f‖²) plus α² terms that are "
+                  "nonnegative where E‖H_i − H̄‖² ≤ 2σ̃_f² (L_f ≥ ‖∇²Φ‖). The lemma is therefore "
+                  "Prop. 1 with a factor √2 and Prop. 2's variance with a factor 2, term by term. "
+                  "Its verdicts would be theirs. It fails where PHE's bias exceeds √2 times "
+                  "Prop. 1's stated b: for a linear f, b = 0 while the bias is not "
+                  "(fedmbo.phe_bias_bound_linear). It fails where σ̃_f² falls below half the "
+                  "variance (fedmbo.phe_variance_prop2_explicit), and it holds with their "
+                  "repairs. A claim would repeat those findings. The claims test Thm 1 and Cor 1, "
+                  "which it feeds"),
     Result("fedmbo.lemma5", "lemma", "Lemma 5 (App.), eq. (14)",
            r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2 \le \prod_t(1 - \beta_{k,t}\mu_g)\,\mathbb{E}"
            r"\|y^k - y^*(x^k)\|^2 + \frac{4(\sigma_{g,1}^2 + \sigma_g^2)}{nS}\sum_t"
