@@ -113,8 +113,8 @@ THEORY_CITATION = "Huang, Zhang & Ji, ICML 2023 (arXiv:2302.05412)"
 
 
 def bounds() -> list:
-    """The stated bounds of Huang, Zhang & Ji, ICML 2023, Props 1–3, Lemma 5, Remark 5, Thm 1,
-    Cor 1, as :class:`bilevel_theory.rates.Bound` objects (names ``"fedmbo.<result>"``)."""
+    """The stated bounds of Huang, Zhang & Ji, ICML 2023, Lemma 2, Props 1–3, Lemma 5, Remark 5,
+    Thm 1, Cor 1, as :class:`bilevel_theory.rates.Bound` objects (names ``"fedmbo.<result>"``)."""
     import sympy as sp  # noqa: PLC0415
 
     from bilevel_theory.rates import (  # noqa: PLC0415
@@ -131,6 +131,7 @@ def bounds() -> list:
         ell_f0,
         ell_f1,
         ell_g1,
+        ell_g2,
         eps,
         kappa_g,
         mu_g,
@@ -148,6 +149,25 @@ def bounds() -> list:
 
     _R = sp.Rational
     _STAT = r"\frac{1}{K}\sum_{k} \mathbb{E}\|\nabla f(x^k)\|^2"
+
+    # Lemma 2 (Ghadimi & Wang 2018, Lemma 2.2): the Lipschitz constants of ∇Φ, y* and ∇̄f_i
+    _hessian_lip = (ell_f0 / mu_g) * (ell_g2 + ell_g1 * ell_g2 / mu_g)
+    _m_f = ell_f1 + ell_g1 * ell_f1 / mu_g + _hessian_lip
+    _lemma2_vars = {"ell_g1": "ℓ_{g,1}", "mu_g": "μ_g", "ell_f1": "ℓ_{f,1}"}
+    _add(Bound(
+        "fedmbo.lemma2_M_f", THEORY_PAPER, _src("Lemma 2 (App.), M_f"), _m_f,
+        r"\mathrm{Lip}(\bar\nabla f_i)", "le", _lemma2_vars, ("A1–A2",),
+        ("stated O(κ_g²); ℓ_{g,2} = 0 on a quadratic (constant Hessians)",)))
+    _add(Bound(
+        "fedmbo.lemma2_L_f", THEORY_PAPER, _src("Lemma 2 (App.), L_f"),
+        ell_f1 + ell_g1 * (ell_f1 + _m_f) / mu_g + _hessian_lip,
+        r"\|\nabla\Phi(x_1) - \nabla\Phi(x_2)\|/\|x_1 - x_2\|", "le", _lemma2_vars,
+        ("A1–A2",), ("stated O(κ_g³); ℓ_{g,2} = 0 on a quadratic (constant Hessians)",)))
+    _add(Bound(
+        "fedmbo.lemma2_L_y", THEORY_PAPER, _src("Lemma 2 (App.), L_y"), ell_g1 / mu_g,
+        r"\|y^*(x_1) - y^*(x_2)\|/\|x_1 - x_2\|", "le",
+        {"ell_g1": "ℓ_{g,1}", "mu_g": "μ_g"}, ("A1–A2",),
+        ("stated O(κ_g)",)))
 
     _b_text = kappa_g * ell_f1 * ((kappa_g - 1) / kappa_g) ** N
     fedmbo_prop1 = _add(Bound(

@@ -41,10 +41,11 @@ both override ``FedMBO.hypergradients`` alone).
 Modules, one per family of results (the catalogue keeps this order): :mod:`.bias` (Prop. 1,
 in N and κ_g), :mod:`.variance` (Props. 2–3, the FedNest contrast), :mod:`.stationarity` (Thm 1
 in K, n and N, Cor. 1), :mod:`.inner_loop` (Lemma 5 in n, T, β and S; Remark 5 in S, m and the heterogeneity
-h), :mod:`.kappa` (Cor. 1's κ_g-dependence); the instances and helpers they share are in :mod:`.common`.
+h), :mod:`.kappa` (Cor. 1's κ_g-dependence), :mod:`.constants` (Lemma 2's Lipschitz constants
+against the instance's exact ones); the instances and helpers they share are in :mod:`.common`.
 """
 
-from . import bias, inner_loop, kappa, stationarity, variance
+from . import bias, constants, inner_loop, kappa, stationarity, variance
 from .bias import (
     BIAS_MC_REL,
     BOUND_INSTANCE,
@@ -99,7 +100,8 @@ from .variance import (
     truncation_moment,
 )
 
-CLAIMS = [*bias.CLAIMS, *variance.CLAIMS, *stationarity.CLAIMS, *inner_loop.CLAIMS, *kappa.CLAIMS]
+CLAIMS = [*bias.CLAIMS, *variance.CLAIMS, *stationarity.CLAIMS, *inner_loop.CLAIMS, *kappa.CLAIMS,
+          *constants.CLAIMS]
 
 #: the names imported from this package outside it (re-exported from its modules)
 __all__ = [
