@@ -120,5 +120,6 @@ CLAIMS = [
                   "grows: the grid's last points are where the constants are tightest"),
         conditions=lower_level_conditions(
             lipschitz_problem, "g μ_g-strongly convex in y, μ_g > 0 (Assumption 2)",
-            "‖∇²_{yy}g‖ ≤ ℓ_{g,1} (Assumption 1)")),
+            "‖∇²_{yy}g‖ ≤ ℓ_{g,1} (Assumption 1)"),
+        touches=("FEDMBO-L2",)),
 ]
