@@ -121,5 +121,5 @@ CLAIMS = [
         conditions=lower_level_conditions(
             lipschitz_problem, "g μ_g-strongly convex in y, μ_g > 0 (Assumption 2)",
             "‖∇²_{yy}g‖ ≤ ℓ_{g,1} (Assumption 1)"),
-        touches=("FEDMBO-L2",)),
+        touches=("FEDMBO-R14",)),
 ]
