@@ -113,9 +113,10 @@ RESULTS = (
                   "∇y*, so the left side is E‖e‖² + 2α⟨e, JH̄⟩ + α²E‖JH‖² exactly, with e = "
                   "y^{k+1} − y*(x^k). Young's inequality covers the cross term with a₁ and a₂, "
                   "and what is left is Prop. 3's variance: at e = 0 and H̄ = 0 the lemma reads "
-                  "‖J‖²E‖H_i − H̄‖² ≤ L_y²σ̃_f². It fails where Prop. 2's σ̃_f² falls below "
-                  "(‖J‖/L_y)² times the variance (fedmbo.phe_variance_prop2_explicit, at a large "
-                  "N) and holds otherwise. A claim would repeat that finding"),
+                  "E‖J(H_i − H̄)‖² ≤ L_y²σ̃_f², on a scalar instance ‖J‖²E‖H_i − H̄‖² ≤ "
+                  "L_y²σ̃_f². There it fails where Prop. 2's σ̃_f² falls below (‖J‖/L_y)² times "
+                  "the variance (fedmbo.phe_variance_prop2_explicit's instance, at a large N) and "
+                  "holds otherwise. A claim would repeat that finding"),
     Result("fedmbo.thm1", "theorem", "Thm 1",
            r"\frac1K\sum_k\mathbb{E}\|\nabla f(x^k)\|^2 = O\Big(\frac{\hat\alpha_3 + "
            r"\hat\alpha_3^{-1}}{\sqrt{nK}} + \frac{1}{\min(\hat\alpha_1, \hat\alpha_2)K} + "
