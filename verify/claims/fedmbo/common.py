@@ -78,30 +78,37 @@ def thm1_family(knob: float, clients: int = 100) -> QuadraticBilevel:
 
 
 @functools.cache
-def scalar_problem(a: float, b: float, q: float = 1.0) -> QuadraticBilevel:
+def scalar_problem(a: float, b: float, q: float = 1.0, f_curvature: float = 0.0
+                   ) -> QuadraticBilevel:
     """The scalar instance ``g = ½ay² − bxy``, ``f = qy`` (one client, noise-free): ``μ_g = a``,
     ``ℓ_{g,1} = (a + √(a² + 4b²))/2`` (the norm of the joint Hessian ``[[0, −b], [−b, a]]``),
-    ``ℓ_{f,1} = 0``, ``ℓ_{f,0} = |q|`` on the whole space, ``σ_f = σ_{g,2} = σ_g = 0``."""
-    z = np.zeros((1, 1))
+    ``ℓ_{f,1} = 0``, ``ℓ_{f,0} = |q|`` on the whole space, ``σ_f = σ_{g,2} = σ_g = 0``.
+    ``f_curvature = c``: ``f = (c/2)(x² + y²) + qy`` instead (``ℓ_{f,1} = |c|``)."""
+    z, f2 = np.zeros((1, 1)), np.full((1, 1), float(f_curvature))
+    spec = {"family": "scalar", "a": float(a), "b": float(b), "q": float(q)}
+    if f_curvature:
+        spec["f_curvature"] = float(f_curvature)
     return QuadraticBilevel(
         kind="bilevel", A=Dense(np.full((1, 1, 1), float(a))), B=Dense(np.full((1, 1, 1), float(b))),
-        c=np.zeros((1, 1)), P=z, R=shared(z, 1), S=shared(z, 1), p=np.zeros((1, 1)),
+        c=np.zeros((1, 1)), P=f2, R=shared(z, 1), S=shared(f2, 1), p=np.zeros((1, 1)),
         q=np.full((1, 1), float(q)), Gxx=z, e=None, grad_noise=0.0, hessian_noise=0.0,
-        spec={"family": "scalar", "a": float(a), "b": float(b), "q": float(q)}, radius=10.0)
+        spec=spec, radius=10.0)
 
 
 SCALAR_POINT = (np.ones(1), np.zeros(1))  # ∇f is constant: every point is alike
 
 
 @functools.lru_cache(maxsize=64)
-def kappa_scalar(kappa_g: float) -> QuadraticBilevel:
-    """:func:`scalar_problem` with ``a = μ_g = 1``, ``q = 1`` and ``b = √(κ_g² − κ_g)``, so that
+def kappa_scalar(kappa_g: float, q: float = 1.0, f_curvature: float = 0.0) -> QuadraticBilevel:
+    """:func:`scalar_problem` with ``a = μ_g = 1``, ``q = 1`` (default) and ``b = √(κ_g² − κ_g)``, so that
     ``ℓ_{g,1} = κ_g`` exactly: the κ_g-sweeps' family, on which ``‖B̄‖ = √(ℓ_{g,1}(ℓ_{g,1} −
-    μ_g))`` is Prop. 1's worst case at every ``κ_g`` (``bias_bound_search``)."""
+    μ_g))`` is Prop. 1's worst case at every ``κ_g`` (``bias_bound_search``); ``q`` and
+    ``f_curvature`` as in :func:`scalar_problem`."""
     if not (isinstance(kappa_g, int | float) and 1.0 <= kappa_g <= 1e6):
         raise ValueError(f"`kappa_g` must be in [1, 1e6], got {kappa_g!r}")
     kappa_g = float(kappa_g)
-    return scalar_problem(a=1.0, b=math.sqrt(kappa_g * kappa_g - kappa_g))
+    return scalar_problem(a=1.0, b=math.sqrt(kappa_g * kappa_g - kappa_g), q=q,
+                          f_curvature=f_curvature)
 
 
 def _grads_f(problem, x, y):

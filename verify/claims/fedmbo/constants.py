@@ -14,36 +14,23 @@ tight as ``κ_g`` grows: ``g = ½y² − bxy`` with ``b = √(κ_g² − κ_g)``
 
 from __future__ import annotations
 
-import functools
-import math
-
 import numpy as np
 
 from bilevel_theory import rates
 from bilevel_theory.problems import QuadraticBilevel
-from bilevel_theory.problems.families import Dense
-from bilevel_theory.problems.quadratic import shared
 
 from ...claim import Mutant, per_budget
 from ...kit import law, lower_level_conditions, per_replicate
-from .common import P
+from .common import P, kappa_scalar
 
 LEMMA2 = {name: rates.BOUNDS[f"fedmbo.lemma2_{name}"] for name in ("L_f", "M_f", "L_y")}
 
 
-@functools.lru_cache(maxsize=64)
 def lipschitz_problem(kappa_g: float) -> QuadraticBilevel:
-    """The claim's family at ``κ_g``: one client, noise-free, ``g = ½y² − bxy`` with ``b =
-    √(κ_g² − κ_g)`` (``μ_g = 1``, ``ℓ_{g,1} = κ_g`` exactly), ``f = ½(x² + y²)``."""
-    if not (isinstance(kappa_g, int | float) and 1.0 <= kappa_g <= 1e6):
-        raise ValueError(f"`kappa_g` must be in [1, 1e6], got {kappa_g!r}")
-    b = math.sqrt(float(kappa_g) ** 2 - float(kappa_g))
-    one, zero = np.ones((1, 1)), np.zeros((1, 1))
-    return QuadraticBilevel(
-        kind="bilevel", A=Dense(np.ones((1, 1, 1))), B=Dense(np.full((1, 1, 1), b)),
-        c=zero, P=one, R=shared(zero, 1), S=shared(one, 1), p=zero, q=zero, Gxx=zero, e=None,
-        grad_noise=0.0, hessian_noise=0.0,
-        spec={"family": "lemma2", "kappa_g": float(kappa_g)}, radius=10.0)
+    """The claim's family at ``κ_g``: :func:`.common.kappa_scalar` (one client, noise-free,
+    ``g = ½y² − bxy`` with ``b = √(κ_g² − κ_g)``: ``μ_g = 1``, ``ℓ_{g,1} = κ_g`` exactly) with the
+    quadratic upper level ``f = ½(x² + y²)`` (``ℓ_{f,1} = 1``)."""
+    return kappa_scalar(kappa_g, q=0.0, f_curvature=1.0)
 
 
 def exact_lipschitz(problem: QuadraticBilevel) -> dict[str, float]:
@@ -52,7 +39,7 @@ def exact_lipschitz(problem: QuadraticBilevel) -> dict[str, float]:
     (``P + B̄ᵀĀ⁻¹R_iᵀ``) and in ``y`` (``R_i + B̄ᵀĀ⁻¹S_i``) (dense, for small instances)."""
     h = problem.host
     C = h.closed_form
-    W = np.linalg.solve(np.asarray(C.A), np.asarray(C.B)).T  # B̄ᵀĀ⁻¹ (dim_x, dim_y)
+    W = np.asarray(C.J).T  # B̄ᵀĀ⁻¹ (dim_x, dim_y)
     m = h.clients
     R, S = h.R.dense_range(0, m), h.S.dense_range(0, m)  # (m, dim_x, dim_y), (m, dim_y, dim_y)
     in_x = np.asarray(h.P)[None] + W[None] @ np.swapaxes(R, 1, 2)
