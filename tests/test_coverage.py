@@ -19,9 +19,11 @@ from bilevel_theory.reports.cli import main as CLI
 from bilevel_theory.verify.catalogue_doc import package_claims
 from bilevel_theory.verify.coverage import (
     CANONICAL,
+    GAPS,
     Inventory,
     Result,
     assess,
+    check_gaps,
     coverage,
     inventories,
     mapping,
@@ -122,6 +124,37 @@ def test_a_two_way_experiment_counts_the_variable_its_measure_walks():
         assert set(each.inner_sweeps) <= set(claims)
 
 
+def test_an_open_result_says_why_and_a_full_one_does_not():
+    """``gap`` follows the computed status: required when partial or none, stale when full."""
+    claims = package_claims()
+    thm = Result("x.thm", "theorem", "Thm 1", "bias ≤ b", ("N", "κ"),
+                 claims=("fedmbo.phe_bias_bound_stated",))
+    inv = Inventory("x", "X", "Someone, venue 2000", {"N": "N"}, (thm,))
+    (a,) = assess(inv, claims)
+    assert a.status == "partial" and a.missing == ("κ",)
+    with pytest.raises(ValueError, match=r"x.thm is partial \(missing κ\): name why"):
+        check_gaps([a])
+    inv = dataclasses.replace(inv, results=(dataclasses.replace(
+        thm, gap="cannot_fail", reason="the bound is attained"),))
+    assert check_gaps(assess(inv, claims))[0].result.gap == "cannot_fail"
+    full = dataclasses.replace(thm, variables=("N",), gap="cost", reason="slow")
+    (a,) = assess(dataclasses.replace(inv, results=(full,)), claims)
+    with pytest.raises(ValueError, match="its `gap` 'cost' is stale"):
+        check_gaps([a])
+
+
+def test_every_open_result_of_the_papers_names_why(assessed):
+    c = mapping.counts(assessed)
+    for block in [*c["papers"].values(), c["overall"]]:
+        for part in (block, block["headline"]):
+            assert set(part["gaps"]) == set(GAPS)
+            assert sum(part["gaps"].values()) == part["partial"] + part["none"]
+    for a in assessed:
+        assert bool(a.result.gap) == (a.status in ("partial", "none")), a.result.id
+    text = CliRunner().invoke(CLI, ["coverage"], catch_exceptions=False).output
+    assert "why open:" in text and all(g in text for g in GAPS)
+
+
 def test_counts_add_up(assessed):
     c = mapping.counts(assessed)
     for block in [*c["papers"].values(), c["overall"]]:
@@ -141,6 +174,8 @@ def test_counts_add_up(assessed):
     (dict(kind="claim"), "kind"),
     (dict(checkable=False, why_not="no", claims=("a.b",)), "cannot name"),
     (dict(sweeps={"a.b": "T"}), "does not list"),
+    (dict(gap="hard", reason="because"), "`gap` must be one of"),
+    (dict(gap="cost"), "needs its `reason`"),
 ])
 def test_bad_results_are_refused(bad, message):
     fields = dict(id="x.thm1", kind="theorem", where="Thm 1", statement="rate", variables=("T",))

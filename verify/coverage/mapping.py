@@ -7,7 +7,9 @@ gives it at every point of its grid.  A result's status: ``full`` when every var
 statement is swept by a confirmation or finding that names it, ``partial`` when some are,
 ``none`` when none are (a control says nothing about the paper and a defect tests the authors'
 released code, not the paper's statement: both are listed but never count); ``n/a`` when it is
-not checkable on quadratic instances.
+not checkable on quadratic instances.  A result that is checkable but not full names why in
+its ``gap`` (one of :data:`~bilevel_theory.verify.coverage.model.GAPS`); a ``gap`` on a full
+result is stale, and both are errors.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..claim import Claim
-from .model import Inventory, Result
+from .model import GAPS, Inventory, Result
 
 ENTRY_POINT_GROUP = "bilevel_theory.inventory"
 #: The roles whose claims count as coverage: both test the paper's statement.
@@ -174,25 +176,43 @@ def assess(inventory: Inventory, claims: Mapping[str, Claim]) -> list[Assessed]:
     return out
 
 
+def check_gaps(assessed: Iterable[Assessed]) -> list[Assessed]:
+    """``assessed``, after checking that every ``partial`` or ``none`` result names its
+    ``gap`` and that no full or not checkable one does (a stale gap)."""
+    assessed = list(assessed)
+    for a in assessed:
+        open_ = a.status in ("partial", "none")
+        if open_ and not a.result.gap:
+            raise ValueError(f"result {a.result.id} is {a.status} (missing "
+                             f"{', '.join(a.missing)}): name why in its `gap` "
+                             f"({', '.join(GAPS)})")
+        if not open_ and a.result.gap:
+            raise ValueError(f"result {a.result.id} is {a.status}: its `gap` "
+                             f"{a.result.gap!r} is stale")
+    return assessed
+
+
 def coverage(claims: Mapping[str, Claim] | None = None,
              inventory_list: Iterable[Inventory] | None = None) -> list[Assessed]:
     """Every result of every inventory, assessed against ``claims`` (default: the catalogue
-    with plug-ins; inventories: the papers' and the plug-ins')."""
+    with plug-ins; inventories: the papers' and the plug-ins'), checked by :func:`check_gaps`."""
     if claims is None:
         from ..claims import CLAIMS as claims  # noqa: PLC0415
     invs = inventories() if inventory_list is None else list(inventory_list)
-    return [a for inv in invs for a in assess(inv, claims)]
+    return check_gaps(a for inv in invs for a in assess(inv, claims))
 
 
-def _counts(group: list[Assessed]) -> dict[str, int]:
+def _counts(group: list[Assessed]) -> dict:
     checkable = [a for a in group if a.result.checkable]
     return {"results": len(group), "checkable": len(checkable),
-            **{s: sum(a.status == s for a in checkable) for s in STATUSES}}
+            **{s: sum(a.status == s for a in checkable) for s in STATUSES},
+            "gaps": {g: sum(a.result.gap == g for a in checkable) for g in GAPS}}
 
 
 def counts(assessed: Iterable[Assessed]) -> dict:
     """``{"papers": {key: {...}}, "overall": {...}}``: results, checkable, full, partial, none,
-    and the same for the headline results under ``"headline"``."""
+    the open ones by ``gap`` under ``"gaps"``, and the same for the headline results under
+    ``"headline"``."""
     assessed = list(assessed)
 
     def block(group: list[Assessed]) -> dict:
@@ -216,4 +236,4 @@ def as_dict(a: Assessed) -> dict:
                         "sweeps": u.sweeps, "inner": u.inner, "counted": u.counted}
                        for u in a.uses],
             "swept": list(a.swept), "status": a.status, "missing": list(a.missing),
-            "reason": r.reason}
+            "gap": r.gap, "reason": r.reason}

@@ -33,6 +33,23 @@ CANONICAL: dict[str, str] = {
     "δ": "client heterogeneity",
 }
 
+#: Why a checkable result is not covered in full: every ``partial`` or ``none`` result names
+#: one of these as its ``gap`` (checked against the computed status), with the details in its
+#: ``reason``.
+GAPS: dict[str, str] = {
+    "cannot_fail": "on quadratic instances no sweep of the missing variables could contradict "
+                   "the statement: the measurement is forced (linear in the noise or in the "
+                   "offsets, bounded where the bound grows, or equal to the bound), so a claim "
+                   "could neither fail nor confirm more than the arithmetic",
+    "reduces": "a step of a proof that reduces on quadratics, term by term, to results the "
+               "catalogue tests: its verdicts would be theirs",
+    "unspecified": "qualitative, or its terms are O(·) of constants or moments the source "
+                   "leaves unspecified or lost: no law to hold a measurement to",
+    "baseline": "it compares with a method the toolkit does not implement",
+    "cost": "a full test is out of reach on this machine",
+    "not_built": "testable here; no claim built yet",
+}
+
 #: What a result is in its paper.
 KINDS = ("theorem", "corollary", "proposition", "lemma", "remark", "section", "figure",
          "table")
@@ -69,6 +86,8 @@ class Result:
         sweeps: ``claim id -> canonical variable`` where a claim's grid walks this result's
             own schedule (e.g. ``T = T(ε)``), so that its sweep is one of this statement's
             variables rather than the one its notation names.
+        gap: for a result not covered in full, why (a key of :data:`GAPS`); empty for a full
+            one and for one that is not checkable.
     """
 
     id: str
@@ -82,6 +101,7 @@ class Result:
     why_not: str = ""
     reason: str = ""
     sweeps: Mapping[str, str] = field(default_factory=dict)
+    gap: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or "." not in self.id or " " in self.id:
@@ -113,6 +133,11 @@ class Result:
             raise ValueError(f"result {self.id}: `sweeps` names claims it does not list: "
                              f"{stray}")
         object.__setattr__(self, "sweeps", sweeps)
+        if self.gap and self.gap not in GAPS:
+            raise ValueError(f"result {self.id}: `gap` must be one of {', '.join(GAPS)}, got "
+                             f"{self.gap!r}")
+        if self.gap and not self.reason:
+            raise ValueError(f"result {self.id}: a `gap` needs its `reason`")
 
 
 @dataclass(frozen=True)

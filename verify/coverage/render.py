@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Sequence
 
 from .mapping import NOT_CHECKABLE, STATUSES, Assessed, as_dict, counts
-from .model import CANONICAL
+from .model import CANONICAL, GAPS
 
 COMMAND = "python3 -m bilevel_theory.verify.coverage --write"
 
@@ -52,7 +52,7 @@ def _status(a: Assessed) -> str:
         return f"n/a: {a.result.why_not}"
     if a.status == "full":
         return f"full: {a.result.reason}" if a.result.reason else "full"
-    text = f"{a.status} (missing {', '.join(a.missing)})"
+    text = f"{a.status} (missing {', '.join(a.missing)}; {a.result.gap})"
     return f"{text}: {a.result.reason}" if a.result.reason else text
 
 
@@ -71,6 +71,19 @@ def count_rows(assessed: Sequence[Assessed]) -> list[list[object]]:
     c = counts(assessed)
     return ([_count_row(p["paper"], p) for p in c["papers"].values()]
             + [_count_row("overall", c["overall"])])
+
+
+def gap_rows(assessed: Sequence[Assessed]) -> list[list[object]]:
+    """Per ``gap``: what it means, how many open results (headline ones) and which."""
+    rows = []
+    for gap, meaning in GAPS.items():
+        ids = [a.result.id for a in assessed if a.result.gap == gap]
+        heads = sum(a.result.headline for a in assessed if a.result.gap == gap)
+        rows.append([gap, meaning, len(ids), heads, ", ".join(ids) or "—"])
+    return rows
+
+
+GAP_HEADER = ("why open", "meaning", "results", "headline", "which")
 
 
 def markdown(assessed: Sequence[Assessed], command: str = COMMAND) -> str:
@@ -99,6 +112,15 @@ def markdown(assessed: Sequence[Assessed], command: str = COMMAND) -> str:
         "## Counts",
         "",
         *_table(COUNT_HEADER, count_rows(assessed)),
+        "",
+        "## Why the rest is open",
+        "",
+        "Every checkable result that is not covered in full names why, and its status says "
+        "the details.  Only the last three kinds could still become full here: a result "
+        "whose missing variables no claim could test on quadratics stays partial or none "
+        "rather than being given a claim that cannot fail.",
+        "",
+        *_table(GAP_HEADER, gap_rows(assessed)),
         "",
         "## Headline results",
         "",
@@ -132,6 +154,9 @@ def text(assessed: Sequence[Assessed]) -> str:
 
     out = table(("paper", "results", "checkable", "full", "partial", "none", "headline",
                  "h-full", "h-partial", "h-none"), count_rows(assessed))
+    out += ["", "why open:"]
+    out += table(("gap", "results", "headline"),
+                 [[g, n, h] for g, _, n, h, _ in gap_rows(assessed)])
     out += ["", "headline results:"]
     out += table(("result", "status", "variables"),
                  [[a.result.id, a.status, _variables(a)] for a in assessed

@@ -41,7 +41,7 @@ RESULTS = (
                   "f (b = 0, FEDMBO-R5). "
                   "Under delays, its terms are the unspecified moments. No claim is built; the "
                   "claims test the theorem it feeds (afbo.strongly_convex_rate_theorem, "
-                  "afbo.staleness_floor_vs_delay)"),
+                  "afbo.staleness_floor_vs_delay)", gap="reduces"),
     Result("afbo.lemma4.2", "lemma", "Lemma 4.2, §IV.C",
            r"\mathbb{E}\|y^{t+1} - y^*(x^t)\|^2 \le 4(\sigma_g^2 + \sigma_{g,1}^2)\sum_k"
            r"\beta_{t,k}^2 + \prod_k(1 - \beta_{t,k}\mu_g)\mathbb{E}\|y^t - y^*(x^t)\|^2",
@@ -125,7 +125,8 @@ RESULTS = (
                   "(afbo.nonconvex_bias_floor_vs_N); the m-dependence of the σ̂_f-terms is part "
                   "of afbo.nonconvex_floor_vs_clients (AFBO-R17); σ is not swept: the rounds are "
                   "linear in the noise, so the floor is affine in σ² for any algorithm and a "
-                  "σ-sweep could not tell a correct implementation from a wrong one"),
+                  "σ-sweep could not tell a correct implementation from a wrong one",
+           gap="cannot_fail"),
     Result("afbo.rem2.delay", "remark", "Remark 2 (delay)",
            "the upper bound of the convergence rate is increasing as the average outer loop "
            "delay for all rounds and all clients increases ... only the last term involves the "
@@ -147,7 +148,8 @@ RESULTS = (
                   "Σ_kβ²/(mμ_fE^t) (AFBO-R16): its decrease in m is measured as the exponent −1 "
                   "(afbo.inner_noise_vs_clients); σ is not swept: the rounds are linear in the "
                   "noise, so the variance is exactly proportional to σ² for any algorithm and "
-                  "a σ-sweep could not tell a correct implementation from a wrong one"),
+                  "a σ-sweep could not tell a correct implementation from a wrong one",
+           gap="cannot_fail"),
     Result("afbo.rem2.heterogeneity", "remark", "Remark 2 (heterogeneity)",
            "the lower non-IID heterogeneity can decrease the error bound of this term", ("δ",),
            reason="a statement about the bound: C's first term carries σ_g², which falls with "
@@ -157,7 +159,7 @@ RESULTS = (
                   "client's latest G_i (AFBO-L5, tested to round-off). The spread of the "
                   "curvature changes the mean Hessian and the contraction, for which the "
                   "statement gives no law. A sweep could not contradict the statement, so none "
-                  "is built"),
+                  "is built", gap="cannot_fail"),
     Result("afbo.rem2.step", "remark", "Remark 2 (step size under delay)",
            "when the asynchronous delay (τ_i^t) increases, we need to choose a smaller step size "
            "to keep a similar convergence bound", ("delay", "η"),
@@ -168,7 +170,7 @@ RESULTS = (
                   "η = η₀/τ̄ is not built: there the bound's delay part is 6η₀D̂_f(1 − 1/τ̄)/μ_f, "
                   "which rises to a constant with a local exponent in τ̄ that vanishes only as "
                   "1/τ̄, so a finite sweep's slope depends on where its window starts, and no "
-                  "window follows from the statement (D̂_f is unspecified)"),
+                  "window follows from the statement (D̂_f is unspecified)", gap="unspecified"),
     Result("afbo.cor4.1.sc", "corollary", "Cor 4.1 (strongly convex)",
            r"K^t\beta_t^2 \le 1/T,\ N = O(\log T),\ \eta_t = \sqrt{1/T} \Rightarrow "
            r"\mathbb{E}\|x^t - x^*\|^2 = O(1/T)", ("T",), headline=True,
@@ -244,7 +246,8 @@ RESULTS = (
                   "delays (AFBO-I3; the Lemma 4.2 claims run under them), but AFBO's own \"no "
                   "obvious degeneration\" has no law to hold a sweep to: Thm 4.1 has no "
                   "inner-delay term (Remark 2: only the outer delay's), and a bound constant in a "
-                  "variable is not contradicted by a bounded growth in it; not built"),
+                  "variable is not contradicted by a bounded growth in it; not built",
+           gap="baseline"),
     Result("afbo.fig5.non_iid", "figure", "§V.C, Fig. 5",
            "convergence degeneration is much more obvious in the non-IID MNIST dataset than in "
            "the IID MNIST dataset", ("delay", "δ"),
@@ -256,7 +259,8 @@ RESULTS = (
                   "clients are taken at different points of a curved loss. The spread of the "
                   "curvature enters through the clients' stale Jacobians, with no law in the "
                   "statement. The naive aggregation over the arrived clients does depend on the "
-                  "offsets, and afbo.no_bias_bounded_delays contrasts it. Not built"),
+                  "offsets, and afbo.no_bias_bounded_delays contrasts it. Not built",
+           gap="cannot_fail"),
     Result("afbo.fig7_8", "figure", "§V.D, Figs. 7–8",
            "AFL performs worse in FBO tasks ... the convergence rates and speeds of AFBO and "
            "AFL are similar", ("T",), checkable=False,

@@ -31,7 +31,8 @@ RESULTS = (
            reason="N is swept (fedmbo.phe_bias_vs_N); in κ_g the bound is attained with equality along "
                   "the slowest eigen-direction (ratio 1 at every κ_g), so a κ_g-sweep of this bound is "
                   "undecidable against Monte-Carlo error; κ_g enters through the ratio (κ_g − 1)/κ_g, "
-                  "which Prop. 1's κ_g-sweep (fedmbo.phe_bias_bound_vs_kappa) exercises"),
+                  "which Prop. 1's κ_g-sweep (fedmbo.phe_bias_bound_vs_kappa) exercises",
+           gap="cannot_fail"),
     Result("fedmbo.prop1", "proposition", "Prop. 1",
            r"\|\bar{\mathcal H}(x^k, y^{k+1}) - \bar\nabla f(x^k, y^{k+1})\| \le b,\quad "
            r"b = \kappa_g\ell_{f,1}((\kappa_g - 1)/\kappa_g)^N", ("N", "κ"),
@@ -46,14 +47,15 @@ RESULTS = (
                   "(fedmbo.phe_variance_prop2_explicit); κ_g is not swept: at any fixed N PHE's "
                   "variance tends to 0 as κ_g grows (on the worst-case scalar family it is "
                   "(1 − 1/κ_g)V_N(1 − 1/κ_g) = O(N⁴/κ_g²)) while σ̃_f² grows as κ_g², so no "
-                  "κ_g-sweep could contradict O(κ_g²); the statement fails in N instead"),
+                  "κ_g-sweep could contradict O(κ_g²); the statement fails in N instead",
+           gap="cannot_fail"),
     Result("fedmbo.prop2.second_moment", "proposition", "Prop. 2 (second moment)",
            r"\mathbb{E}[\|\mathcal H_i\|^2 | \mathcal F^k] \le \tilde D_f^2 = O(\kappa_g^2)",
            ("N", "κ"), claims=("fedmbo.phe_second_moment_prop2_explicit",),
            reason="N is swept (a finding: E‖H_i‖² grows as Θ(N) past the N-free D̃_f²); κ_g is "
                   "not swept: at any fixed N the second moment stays bounded as κ_g grows (it "
                   "tends to N²q² on the worst-case scalar family) while D̃_f² grows as κ_g², so "
-                  "no κ_g-sweep could contradict O(κ_g²)"),
+                  "no κ_g-sweep could contradict O(κ_g²)", gap="cannot_fail"),
     Result("fedmbo.prop3", "proposition", "Prop. 3",
            r"\mathbb{E}\|\frac1n\sum_{i=1}^n(\mathcal H_i - \bar{\mathcal H})\|^2 \le "
            r"\tilde\sigma_f^2/n", ("m",),
@@ -89,7 +91,7 @@ RESULTS = (
                   "(fedmbo.phe_bias_bound_linear). It fails where σ̃_f² falls below half the "
                   "variance (fedmbo.phe_variance_prop2_explicit), and it holds with their "
                   "repairs. A claim would repeat those findings. The claims test Thm 1 and Cor 1, "
-                  "which it feeds"),
+                  "which it feeds", gap="reduces"),
     Result("fedmbo.lemma5", "lemma", "Lemma 5 (App.), eq. (14)",
            r"\mathbb{E}\|y^{k+1} - y^*(x^k)\|^2 \le \prod_t(1 - \beta_{k,t}\mu_g)\,\mathbb{E}"
            r"\|y^k - y^*(x^k)\|^2 + \frac{4(\sigma_{g,1}^2 + \sigma_g^2)}{nS}\sum_t"
@@ -116,7 +118,7 @@ RESULTS = (
                   "E‖J(H_i − H̄)‖² ≤ L_y²σ̃_f², on a scalar instance ‖J‖²E‖H_i − H̄‖² ≤ "
                   "L_y²σ̃_f². There it fails where Prop. 2's σ̃_f² falls below (‖J‖/L_y)² times "
                   "the variance (fedmbo.phe_variance_prop2_explicit's instance, at a large N) and "
-                  "holds otherwise. A claim would repeat that finding"),
+                  "holds otherwise. A claim would repeat that finding", gap="reduces"),
     Result("fedmbo.thm1", "theorem", "Thm 1",
            r"\frac1K\sum_k\mathbb{E}\|\nabla f(x^k)\|^2 = O\Big(\frac{\hat\alpha_3 + "
            r"\hat\alpha_3^{-1}}{\sqrt{nK}} + \frac{1}{\min(\hat\alpha_1, \hat\alpha_2)K} + "
@@ -176,7 +178,8 @@ RESULTS = (
                   "are the subjects of Prop. 1's claims (fedmbo.phe_bias_vs_N, "
                   "fedmbo.phe_bias_bound_vs_kappa); a κ_g-sweep at fixed K is not built: "
                   "(1 − 1/κ_g)^{κ_g log K} rises toward 1/K as κ_g grows, a slope that a bound "
-                  "O(K^{−1/2}) uniform in κ_g does not forbid, so the sweep could not fail"),
+                  "O(K^{−1/2}) uniform in κ_g does not forbid, so the sweep could not fail",
+           gap="cannot_fail"),
     Result("fedmbo.table1", "table", "Table 1 and §1",
            r"\text{sample complexity } O(\kappa^9\epsilon^{-2}n^{-1}),\ \text{partial "
            r"participation, linear speedup, data heterogeneity}", ("ε", "m", "κ"),
@@ -198,7 +201,8 @@ RESULTS = (
                   "its growth is forced by linearity, and its coefficients are properties of the "
                   "instance, for which the statement gives no law. The spread of the curvature "
                   "acts through the sampled Hessian products, again without a law. A sweep could "
-                  "not tell a correct implementation from a wrong one. Not built"),
+                  "not tell a correct implementation from a wrong one. Not built",
+           gap="cannot_fail"),
     Result("fedmbo.fig2.sampling", "figure", "§5.1, Fig. 2 (sampling ratio)",
            "increasing the sampling ratio helps the performance of our algorithm", ("m",),
            claims=("fedmbo.stationarity_vs_n",)),
@@ -210,7 +214,8 @@ RESULTS = (
            "among all the settings [PHE/IHGP × MinibatchSGD/FedSVRG/FedAvg], the proposed PHE "
            "+ MinibatchSGD converges the fastest [against communication rounds]", ("T",),
            reason="a figure comparison of six estimator × inner-solver pairings in rounds; the pairings"
-                  " exist (fednest, fednest_sgd, fedmbo), no claim compares all six"),
+                  " exist (fednest, fednest_sgd, fedmbo), no claim compares all six",
+           gap="not_built"),
     Result("fedmbo.fig3.inner", "figure", "§5.2, Fig. 3 (middle)",
            "MinibatchSGD for the lower-level problem achieves similar performance to FedSVRG "
            "and both are better than the FedAvg algorithm [§5.2: one label-sorted shard per "
@@ -219,7 +224,8 @@ RESULTS = (
            reason="δ: minibatch SGD's (fedmbo.inner_loop_remark5_vs_heterogeneity) and FedSVRG's "
                   "(fednest.fedinn_vs_fedavg) stationary inner errors do not grow with the "
                   "heterogeneity while FedAvg's does, each claim with FedAvg as its contrast; "
-                  "T: the curves against epochs are not compared, only their stationary ends"),
+                  "T: the curves against epochs are not compared, only their stationary ends",
+           gap="not_built"),
 )
 
 #: FedMBO's symbols in the claims' ``variable``: ``n`` sampled clients, ``K`` outer iterations,

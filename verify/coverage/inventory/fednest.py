@@ -33,7 +33,7 @@ RESULTS = (
            claims=("fednest.ihgp_bias_vs_N", "fednest.released_bias_vs_N"),
            reason="its claims are a control (fednest.ihgp_bias_vs_N: the bound is an identity of the "
                   "implemented series, attained) and a defect of the released code; a confirmation "
-                  "would compare a number with itself"),
+                  "would compare a number with itself", gap="cannot_fail"),
     Result("fednest.lemma2.2.moment", "lemma", "Lemma 2.2, eq. (14)",
            r"\mathbb{E}_{\mathcal W}\|[\nabla^2_y g]^{-1} - \hat H_y\| \le 2/\mu_g", ("N", "κ"),
            claims=("fednest.ihgp_deviation_bound", "fednest.ihgp_deviation_noisy",
@@ -65,7 +65,7 @@ RESULTS = (
                   "at one K) and no σ-sweep is built (σ_f, σ_{g,1}: the gradient noise is additive and the "
                   "iterates are linear in it, so the average is affine in σ² and a σ-sweep cannot "
                   "contradict the ᾱσ²/√K term; σ_{g,2} enters FedIHGP's product of N Hessian "
-                  "samples, not swept)"),
+                  "samples, not swept)", gap="cannot_fail"),
     Result("fednest.cor3.1", "corollary", "Cor 3.1 (bilevel)",
            r"N = O(\kappa_g\log K),\ T = O(\kappa_g^4) \Rightarrow \frac1K\sum_k\mathbb{E}"
            r"\|\nabla f(x^k)\|^2 = O\Big(\frac{\kappa_g^4}{K} + \frac{\kappa_g^{2.5}}{\sqrt K}"
@@ -84,7 +84,8 @@ RESULTS = (
                   "subjects of fednest.indirect_bias_bound and fednest.indirect_bias_vs_kappa "
                   "(findings on eq. (15)'s formula); a κ_g-sweep at fixed K is not built: "
                   "(1 − 1/κ_g)^{κ_g log K} rises toward 1/K as κ_g grows, a slope that a bound "
-                  "O(1/√K) uniform in κ_g does not forbid, so the sweep could not fail"),
+                  "O(1/√K) uniform in κ_g does not forbid, so the sweep could not fail",
+           gap="cannot_fail"),
     Result("fednest.cor3.1.communication", "section", "§3, after Cor 3.1 (communication)",
            "the communication cost is dominated by SVRG epochs N and O(κ_g⁴) rounds",
            ("K", "N", "κ"), checkable=False,
@@ -138,7 +139,7 @@ RESULTS = (
                   "average is affine in σ_f² and a σ-sweep cannot contradict the ᾱσ_f²/√K term "
                   "(as memfbo.prop5.10's λ); at a fixed K the bound's Δ_f/ᾱ + ᾱσ_f² is U-shaped "
                   "in ᾱ and Δ_f = f(x⁰) − E f(x^K) moves with ᾱ, so an ᾱ-sweep has no law to "
-                  "hold the measurement to"),
+                  "hold the measurement to", gap="cannot_fail"),
     Result("fednest.fig2a", "figure", "§4.1, Fig. 2(a)",
            "on the non-i.i.d. setup, FedNest achieves i.i.d. performance, significantly "
            "outperforming LFedNest; both perform well on the i.i.d. setup", ("δ",),
@@ -156,7 +157,7 @@ RESULTS = (
     Result("fednest.fig3a", "figure", "§4.2, Fig. 3(a)",
            "FedNest achieves near non-federated performance", ("T",),
            reason="'near non-federated performance': a comparison with a centralized baseline the "
-                  "toolkit does not implement"),
+                  "toolkit does not implement", gap="baseline"),
     Result("fednest.fig3b", "figure", "§4.2, Fig. 3(b)",
            "SVRG offers significant performance gains that are pronounced by client "
            "heterogeneity", ("δ",), claims=("fednest.fedinn_vs_fedavg",)),

@@ -111,7 +111,8 @@ RESULTS = (
                   "iteration linear), so E A_T's limit is at least ‖∇Φ(x̃)‖² at every K, p and "
                   "σ: sweeping them cannot change the verdict. A T-sweep of runs inside Thm 2's "
                   "ρ₂ ≤ μ/19720 (GAO-R7) would need about 10⁹ iterations before x̄ leaves x*; "
-                  "the rates in T, n, ε are tested through Cor 2 at practical constants"),
+                  "the rates in T, n, ε are tested through Cor 2 at practical constants",
+           gap="cost"),
     Result("gao.rem3", "remark", "Remark 3",
            r"\rho_1 = O(1/\kappa^2),\quad \tilde L^2/\mu^2 = O(\kappa^3)", ("κ",),
            checkable=False,

@@ -38,12 +38,13 @@ RESULTS = (
            r"O(\lambda^2)(\Delta_x^t + \Delta_y^t + \Delta_z^t) + O(\lambda^2)(\dots)",
            ("η", "λ"),
            reason="a descent inequality whose terms are O(·) of unnamed constants (the text lost the "
-                  "formulas, MEMFBO-I3): no law to hold a measurement to"),
+                  "formulas, MEMFBO-I3): no law to hold a measurement to", gap="unspecified"),
     Result("memfbo.prop5.7.tradeoff", "section", "§5.2, after Prop. 5.7",
            "Theorem 5.7 also indicates an important trade-off in the selection of the Lagrange "
            "multiplier λ", ("λ",), claims=("memfbo.plateau_vs_penalty",),
            reason="'a trade-off in λ' is qualitative; memfbo.plateau_vs_penalty (a control) measures "
-                  "the 1/λ² side, and the rate claims pick λ by the balance of MEMFBO-I4"),
+                  "the 1/λ² side, and the rate claims pick λ by the balance of MEMFBO-I4",
+           gap="unspecified"),
     Result("memfbo.prop5.8", "proposition", "Prop. 5.8 (proof: Thm C.7)",
            r"\Delta_y^t \le O(\eta_y^2\tau\lambda^2)(M_{se} + M_{cs}) + O(\eta_y^2\tau\lambda^2)"
            r"\Delta_x^t + O(\eta_y^2\tau\lambda^2)\mathbb{E}\|y^t - y^*_\lambda(x^t)\|^2",
@@ -55,12 +56,14 @@ RESULTS = (
                   "move by (I − (I − ηA)^j)A⁻¹∇_yL_i plus noise of variance O(η²j), so the drift "
                   "grows at most as η² at every stable step, and its λ-dependence is a quadratic "
                   "form in λ (as memfbo.prop5.10's): neither sweep could contradict the statement; "
-                  "the drift is driven by the same spread of ∇_yL_i, and " + _KAPPA_CS),
+                  "the drift is driven by the same spread of ∇_yL_i, and " + _KAPPA_CS,
+           gap="cannot_fail"),
     Result("memfbo.prop5.9", "proposition", "Prop. 5.9, eq. (10) (proof: Thm C.10)",
            r"\mathbb{E}\|y^{t+1} - y^*_\lambda(x^{t+1})\|^2 - \mathbb{E}\|y^t - y^*_\lambda(x^t)"
            r"\|^2 \le -O(\gamma_y\lambda)\mathbb{E}\|y^t - y^*_\lambda(x^t)\|^2 + O(\gamma_y^2)"
            r"\mathbb{E}\|h_y^t\|^2 + O(\gamma_x^2)\mathbb{E}\|h_x^t\|^2 + \dots", ("η", "λ"),
-           reason="a tracking inequality with O(·) constants (MEMFBO-I3): no explicit law"),
+           reason="a tracking inequality with O(·) constants (MEMFBO-I3): no explicit law",
+           gap="unspecified"),
     Result("memfbo.prop5.10", "proposition", "Prop. 5.10, eq. (11) (proof: Thm C.9)",
            r"\mathbb{E}\|h_y^t\|^2 \le O(\lambda^2)\mathbb{E}\|y^t - y^*_\lambda(x^t)\|^2 + "
            r"O(\lambda^2)(\Delta_x^t + \Delta_y^t) + O(\frac{\lambda^2}{P\tau})M_{se} + "
@@ -70,7 +73,8 @@ RESULTS = (
            reason="P, n (through P_eff = P(n − 1)/(n − P)) and τ are swept (MEMFBO-I7); λ is not: "
                   "λ²M_se = σ_f² + λ²σ_g² and λ²M_cs = L_{f,0}²(1 + 2L_{g,1}²/μ²) + λ²σ_gh² are "
                   "both c₁ + c₂λ², which bounds the measured second moment at every λ (∇_yL_i = "
-                  "∇_yf_i + λ∇_yg_i), so no λ-sweep could contradict the statement; " + _KAPPA_CS),
+                  "∇_yf_i + λ∇_yg_i), so no λ-sweep could contradict the statement; " + _KAPPA_CS,
+           gap="cannot_fail"),
     Result("memfbo.thm5.11.partial", "theorem", "Thm 5.11 (partial participation)",
            r"\min_t\mathbb{E}\|\nabla\Phi(x^t)\|^2 = O((PT)^{-2/7})\ (\tau = O(1);\ "
            r"\text{read from Cor 5.12, MEMFBO-I3})", ("m", "T"), headline=True,
@@ -98,7 +102,7 @@ RESULTS = (
                   "the convergence rate itself is not swept: at Cor 5.12's full-participation "
                   "schedule τ = ⌈c_τT^{4/3}/P⌉ (n = 16, c_τ = 1/4) the threshold is 13 at T = 64 "
                   "and n from T = 128 on, and the theorem's rate at a fixed small τ is among the "
-                  "lost formulas (MEMFBO-I3)"),
+                  "lost formulas (MEMFBO-I3)", gap="cannot_fail"),
     Result("memfbo.thm5.11.speedup", "section", "§1 and §5.2, after Thm 5.11",
            "MemFBO achieves a linear speedup (i.e., the communication complexity is improved "
            "linearly with respect to the number of sampled clients) under client sampling "
@@ -163,7 +167,8 @@ RESULTS = (
            "our method can achieve a faster convergence rate and a higher accuracy than "
            "second-order methods with subloops including FedNest, LFedNest, and AggITD", ("T",),
            reason="a figure comparison with FedNest, LFedNest and AggITD on a data hyper-cleaning task;"
-                  " AggITD is not implemented, and no claim compares MemFBO with FedNest in rounds"),
+                  " AggITD is not implemented, and no claim compares MemFBO with FedNest in rounds",
+           gap="baseline"),
     Result("memfbo.table1", "table", "§6.1, Table 1",
            "average test accuracy on CIFAR10 under noise rates 0–70%: MemFBO 81.33 / 78.21 / "
            "77.94 / 73.60, above SimFBO and the personalized baselines", ("δ",),
