@@ -960,10 +960,11 @@ def bounds() -> list:
 
     _b_afbo = kappa_g * ell_f1 * (1 - 1 / kappa_g) ** N
     _add(Bound(
-        "afbo.aphe_bias", THEORY_PAPER, _src("Thm 4.1 b with U = m"),
+        "afbo.aphe_bias", THEORY_PAPER, _src("Thm 4.1 and Lemma 4.1 (b at U = m)", "[INFERRED]"),
         kappa_g * ell_f1 * (1 - 1 / kappa_g) ** m, r"b", "le",
         {"m": "clients = APHE truncation U", "kappa_g": "κ_g"}, ("κ_g ≥ 1",),
-        ("AFBO-R7: the theorem writes N; APHE fixes U = m (deterministic truncation)",)))
+        ("AFBO-R7: the theorem writes N; APHE fixes U = m (deterministic truncation); b is "
+         "defined and charged as η_tb² (Lemma 4.1, Thm 4.1), the inequality not stated",)))
     K_in, beta, D_y = (sp.Symbol(s, positive=True) for s in ("K", "beta", "D_y"))
     _add(Bound(
         "afbo.lemma42", THEORY_PAPER, _src("Lemma 4.2"),

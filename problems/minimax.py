@@ -80,7 +80,7 @@ class QuadraticMinimax(FederatedQuadratic):
 
         ``A_i = t_i I`` with ``t_i ~ U(0, 0.1)``; ``b_i = b_i' − mean_j b_j'`` with
         ``b_i' ~ N(0, spread² I)`` (centred across clients, as the paper states; the official
-        notebook centres over coordinates instead, reading FEDNEST-R of docs/papers.md), ``λ = 10`` (the
+        notebook centres over coordinates instead, FEDNEST-R5), ``λ = 10`` (the
         paper; the notebook uses 0.1).  Then ``x* = 0`` and ``y*(x) = −Āx``.
         """
         spec = check_knobs(clients=clients, dim=dim, lam=lam, spread=spread, noise=noise,

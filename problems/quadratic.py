@@ -25,7 +25,14 @@ import numpy as np
 
 from .backend import Backend, get_backend, mean_over_clients
 from .families import CHUNK, Dense, EigenScaled, Family, Shared, mean_of_rows, weighted_mean
-from .validation import check_batch, check_client, check_int, check_vector, check_weights
+from .validation import (
+    check_batch,
+    check_client,
+    check_int,
+    check_real,
+    check_vector,
+    check_weights,
+)
 
 KINDS = ("bilevel", "minimax", "compositional")
 #: the most clients :meth:`FederatedQuadratic.tiled` builds (the ``clients`` knob's upper end)
@@ -470,9 +477,15 @@ class FederatedQuadratic:
         over the ball is the trust-region dual ``min_{λ ≥ λ_max(C)} λρ² + c₀ + bᵀ(λI − C)⁻¹b``
         (:func:`ball_max`).  ``points`` is accepted for compatibility and unused.
         """
+        return self.heterogeneity_within(np.sqrt(2.0) * self.radius)
+
+    def heterogeneity_within(self, radius: float) -> float:
+        """``max_{‖z‖ ≤ radius} mean_i ‖∇g_i(z) − ∇g(z)‖²``, ``z = (x, y)``: :meth:`heterogeneity`
+        over a ball of another radius (the region a run visits), exact."""
+        radius = check_real("radius", radius, minimum=0.0)
         Q = self._gradient_spread()
         d = Q.shape[0] - 1
-        return ball_max(Q[:d, :d], Q[:d, d], float(Q[d, d]), np.sqrt(2.0) * self.radius)
+        return ball_max(Q[:d, :d], Q[:d, d], float(Q[d, d]), radius)
 
     def _gradient_spread(self) -> np.ndarray:
         """``Q = mean_i M̃_iᵀM̃_i`` (weighted when reweighted) with ``M_i = [H_i | o_i]`` the affine map ``z ↦ ∇g_i(z)`` and

@@ -108,7 +108,7 @@ U_GRID = per_budget(range(4, 41, 4), range(4, 41, 4), range(4, 49, 4))
 CLAIMS = [
     P.claim(
         "aphe_bias", role="finding",
-        source=P.cite("Thm 4.1 (b at N = m) / Alg. 2 APHE"),
+        source=P.cite("Thm 4.1 and Lemma 4.1 (b at N = m) / Alg. 2 APHE", "[INFERRED]"),
         statement=r"\|\bar H - \bar\nabla f\| \leq b = \kappa_g\ell_{f,1}(1 - 1/\kappa_g)^m"
                   r"\quad(U = m)",
         kind="bounded_by", variable="m",
@@ -147,7 +147,8 @@ CLAIMS = [
     ),
     P.claim(
         "aphe_bias_vs_kappa", role="finding",
-        source=P.cite("Thm 4.1 (b at N = m) / Alg. 2 APHE, for every κ_g"),
+        source=P.cite("Thm 4.1 and Lemma 4.1 (b at N = m) / Alg. 2 APHE, for every κ_g",
+                          "[INFERRED]"),
         statement=r"\|\bar H - \bar\nabla f\| \leq b = \kappa_g\ell_{f,1}(1 - 1/\kappa_g)^m"
                   r"\quad(U = m = 16)",
         kind="bounded_by", variable=r"\kappa_g",

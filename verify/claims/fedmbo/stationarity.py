@@ -352,16 +352,18 @@ def _thm1_in_N() -> rates.Bound:
 
 
 _N_WHY = (
-    "A consequence of fedmbo.phe_second_moment_prop2_explicit at the theorem's level, not a "
-    "separate finding. Thm 1's right-hand side depends on N only through b² = κ_g²ℓ_{f,1}²((κ_g "
-    "− 1)/κ_g)^{2N}, which falls; its steps α̂₁, α̂₂, α̂₃ come from Prop. 2's D̃_f² and σ̃_f², "
-    "which carry no N. But PHE weights a chain of random length N_i by N/ℓ, so E‖H_i‖² grows "
-    "linearly in N (Prop. 2's bound fails from N = 50 on its own instance), and the descent "
-    "step (Lemma 4) charges α²L_fE‖H̄‖²: at Thm 1's N-free α the average stationarity "
-    "acquires a term ∝ αN/n. The measured average grows about linearly in N at every K, n "
-    "of the theorem's schedule, while the bound does not grow. With the deterministic "
-    "truncation (mutant fixed_truncation: the same conditional mean, weights 1/ℓ) the "
-    "average is flat in N and the statement holds.")
+    "A consequence of fedmbo.phe_variance_vs_N (and fedmbo.phe_variance_prop2_explicit) at the "
+    "theorem's level, not a separate finding. Thm 1's right-hand side depends on N only "
+    "through b² = κ_g²ℓ_{f,1}²((κ_g − 1)/κ_g)^{2N}, which falls; its steps α̂₁, α̂₂, α̂₃ come "
+    "from Prop. 2's D̃_f² and σ̃_f², which carry no N. But PHE weights a chain of random "
+    "length N_i by N/ℓ, so the variance E‖H_i − H̄‖² grows linearly in N (Prop. 2's σ̃_f² "
+    "fails), and the proof charges that variance through the mean of the n sampled "
+    "estimates: α²L_fσ̃_f²/n in the descent step (Lemma 4, by Prop. 3) and a₃σ̃_f² = "
+    "α²L_y²σ̃_f²/n in the tracking step (Lemma 6). At Thm 1's N-free α the average "
+    "stationarity therefore acquires a term ∝ αN/n. At the claim's point (n = 8, K = 200, "
+    "the theorem's steps) the measured average grows about linearly in N, while the bound "
+    "does not grow. With the deterministic truncation (mutant fixed_truncation: the same "
+    "conditional mean, weights 1/ℓ) the average is flat in N and the statement holds.")
 
 
 def _claims() -> list:

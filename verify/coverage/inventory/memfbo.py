@@ -51,8 +51,11 @@ RESULTS = (
            ("τ", "η", "λ", "κ"),
            claims=("memfbo.client_drift_fixed_eta", "memfbo.client_drift_gamma_over_tau",
                    "memfbo.drift_stationarity_vs_tau"),
-           reason="τ is swept (two findings and a control); γ_y (η) and λ enter as O(η²τλ²), tested "
-                  "only through the τ-sweeps' schedules: on a quadratic a client's local iterates "
+           reason="τ is swept (the finding memfbo.client_drift_gamma_over_tau, which walks η = γ/τ "
+                  "with it, and two controls: at a fixed η the local τ² of "
+                  "memfbo.client_drift_fixed_eta is absorbed by a τ-free constant on the "
+                  "bounded range of its small-step regime, MEMFBO-R4); γ_y (η) and λ apart "
+                  "from τ enter as O(η²τλ²): on a quadratic a client's local iterates "
                   "move by (I − (I − ηA)^j)A⁻¹∇_yL_i plus noise of variance O(η²j), so the drift "
                   "grows at most as η² at every stable step, and its λ-dependence is a quadratic "
                   "form in λ (as memfbo.prop5.10's): neither sweep could contradict the statement; "
