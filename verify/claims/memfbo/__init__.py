@@ -19,6 +19,7 @@ The claims, one module per family of results (this package's ``CLAIMS`` keeps th
 
 * ``penalty``: the penalty gap ``O(1/λ)`` of §5.2 and the plateau at fixed ``λ`` (a control);
 * ``rates``: Thm 5.11 / Cor. 5.12's rates and round counts, partial and full participation;
+* ``limit``: the full-participation rate as ``T → ∞``, from the exact round map (MEMFBO-L1);
 * ``drift``: Prop. 5.8's client drift and its consequence for ``‖∇L*_λ‖²`` (MEMFBO-I6);
 * ``second_moment``: Prop. 5.10's client-sampling and data-sampling terms of ``E‖h_y‖²``;
 * ``footprint``: the per-client memory (§3.1, eq. (7)) and the first-order oracle (§3.2);
@@ -29,7 +30,7 @@ with the instance, the derived schedules, the mutant algorithms and the shared h
 
 from __future__ import annotations
 
-from . import drift, footprint, penalty, rates, second_moment
+from . import drift, footprint, limit, penalty, rates, second_moment
 from .common import (
     C_LAM,
     C_TAU,
@@ -50,7 +51,7 @@ from .footprint import LAW_MEMORY, memory, second_order_calls
 from .penalty import penalty_gap, plateau
 from .rates import rate_partial_T
 
-CLAIMS = [*penalty.CLAIMS, *rates.CLAIMS, *drift.CLAIMS, *second_moment.CLAIMS,
+CLAIMS = [*penalty.CLAIMS, *rates.CLAIMS, *limit.CLAIMS, *drift.CLAIMS, *second_moment.CLAIMS,
           *footprint.CLAIMS]
 
 __all__ = [

@@ -250,8 +250,9 @@ CLAIMS = [
                 "the drift itself does not decay (memfbo.client_drift_gamma_over_tau); the "
                 "chain ‖∇L*_λ‖² ≲ λ²Δ (MEMFBO-I6) inherits Prop. 5.8's missing power of τ.  "
                 "Consequence: under the η = γ/τ reading Cor. 5.12's full-participation rate "
-                "has a drift floor that its T^{-2/3} curve only meets beyond the grids of "
-                "memfbo.rounds_full_participation"),
+                "has a drift floor, beyond the grids of the noisy runs "
+                "(memfbo.rounds_full_participation) and in closed form as T → ∞ "
+                "(memfbo.rounds_full_participation_limit, the finding, MEMFBO-L1)"),
         schedule=(f"λ = {DRIFT_LAMBDA:g}, exact gradients (noise 0), P = n = 16, toolkit "
                   f"steps with η = γ/τ, T = {DRIFT_ROUNDS} rounds {DRIFT_START}; value = "
                   "‖∇L*_λ(x^t)‖² averaged over t > T/2; " + INSTANCE.replace("σ = 1", "σ = 0")),

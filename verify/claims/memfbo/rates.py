@@ -76,10 +76,13 @@ def _rate_run(T, P, full, replicates, seed, backend, pool: int = 1, algorithm=No
 def rate_partial_T(T, replicates, seed, backend="numpy", *, mutant=None):
     """Tail-averaged ``‖∇Φ(x^t)‖²`` after ``T`` rounds, ``P = 4`` of 16 clients, ``τ = 2``,
     ``λ = c_λ(PT)^{1/7}``, ``γ_x = min{γ̄_x, (Pτ/(λT))^{1/2}}``; ``mutant="constant_step"``:
-    ``γ_x = γ̄_x`` (the step does not follow the schedule)."""
-    if mutant not in (None, "constant_step"):
-        raise ValueError(f"`mutant` must be None or 'constant_step', got {mutant!r}")
+    ``γ_x = γ̄_x`` (the step does not follow the schedule); ``"indirect_dropped"``:
+    :class:`DirectOnly`."""
+    if mutant not in (None, "constant_step", "indirect_dropped"):
+        raise ValueError("`mutant` must be None, 'constant_step' or 'indirect_dropped', got "
+                         f"{mutant!r}")
     return _rate_run(T, P_PARTIAL, False, replicates, seed, backend,
+                     algorithm="indirect_dropped" if mutant == "indirect_dropped" else None,
                      constant_step=mutant == "constant_step")
 
 
@@ -92,21 +95,14 @@ def speedup_P(P, replicates, seed, backend="numpy", *, mutant=None):
 
 
 T_POOL = 256
-TAU_FIXED = 4   # the mutant's τ: Cor. 5.12's ⌈c_τT^{4/3}/P⌉ at the smallest grid point T = 64
 
 
-def rate_full_T(T, replicates, seed, backend="numpy", *, mutant=None):
+def rate_full_T(T, replicates, seed, backend="numpy"):
     """Tail-averaged ``‖∇Φ(x^t)‖²``, full participation ``P = n = 16``, ``λ = c_λT^{1/3}``,
     ``τ = ⌈c_τT^{4/3}/P⌉``, ``γ_x = min{γ̄_x, (Pτ/(λT))^{1/2}}``; each replicate pools
-    ``⌈256/T⌉`` runs (a run costs ``∝ T^{7/3}``).  ``mutant="tau_fixed"``: ``τ = 4`` at every
-    ``T`` (τ does not grow as Cor. 5.12 prescribes); ``"indirect_dropped"``: :class:`DirectOnly`."""
-    if mutant not in (None, "tau_fixed", "indirect_dropped"):
-        raise ValueError("`mutant` must be None, 'tau_fixed' or 'indirect_dropped', got "
-                         f"{mutant!r}")
+    ``⌈256/T⌉`` runs (a run costs ``∝ T^{7/3}``)."""
     return _rate_run(T, N_CLIENTS, True, replicates, seed, backend,
-                     pool=max(1, math.ceil(T_POOL / int(T))),
-                     algorithm="indirect_dropped" if mutant == "indirect_dropped" else None,
-                     tau=TAU_FIXED if mutant == "tau_fixed" else None)
+                     pool=max(1, math.ceil(T_POOL / int(T))))
 
 
 #: the fixed round count of the P- and τ-sweeps at full participation (MEMFBO-R7): τ up to 32
@@ -275,11 +271,24 @@ CLAIMS = [
         # bound) needs se ≤ margin/3.6 ≈ 0.031 → 32
         replicates={"smoke": 32, "standard": 48, "full": 96},
         law=LAW_PART_T, tolerance=0.1,
+        reason=("Scope: the verdict is about the grid's T (200 … 51200 across the budgets).  "
+                "Under the toolkit's steps (MEMFBO-I2: γ_z = 1/ℓ_{g,1} and γ_yλ ≈ 1/ℓ_{g,1} "
+                "at every T, η = γ/τ) the two local steps drift on heterogeneous clients, and "
+                "the exact round map's fixed point keeps ‖∇Φ‖² from falling below about 0.0032 "
+                "(MEMFBO-L1); that floor is 2–3 % of the measured values on every grid and "
+                "would bend the slope past the bound only near T ≈ 5·10^10, where the exact "
+                "path is out of reach here, so no finding is built.  A rate as T → ∞ needs "
+                "local steps that shrink with T, which the lost eqs. (47)/(48) may give."),
         mutants=(Mutant("constant_step",
                         "step not following the schedule: γ_x = γ̄_x at every T instead of "
                         "min{γ̄_x, (Pτ/(λT))^{1/2}}, so the noise floor γ_xλ²σ²/(Pτ) does not "
                         "decay (it grows with λ)",
-                        {"mutant": "constant_step"}, kind="step_exponent"),),
+                        {"mutant": "constant_step"}, kind="step_exponent"),
+                 Mutant("indirect_dropped",
+                        "the x-direction ∇ₓf_i(x, y) without its penalty term λ(∇ₓg_i(x, y) − "
+                        "∇ₓg_i(x, z)), the part of ∇L*_λ that stands for the implicit gradient: "
+                        "the iterates settle where the direct part vanishes, and ‖∇Φ‖² stops "
+                        "decaying", {"mutant": "indirect_dropped"}, kind="indirect_term"),),
         schedule=(f"P = {P_PARTIAL} of n = 16 without replacement; λ = c_λ(PT)^{{1/7}}, "
                   f"{LAM_RULE}; τ = {TAU_PARTIAL}; {GAMMA_RULE}; T ≥ 200 so that x relaxes "
                   "(1/(γ_xμ_Φ) rounds) at least 3× slower than y tracks y_λ (1/(γ_yλμ_g) "
@@ -288,7 +297,7 @@ CLAIMS = [
         touches=(*TOUCH_RATE, "MEMFBO-I4", "MEMFBO-R3"),
     ),
     P_.claim(
-        "rounds_full_participation", role="confirmation",
+        "rounds_full_participation", role="control",
         source=P_.cite("Cor. 5.12 (full) T = O(ε^{-1.5}) ⇔ rate T^{-2/3}", "[INFERRED]"),
         statement=r"T = \mathcal{O}(\epsilon^{-3/2})\ \Leftrightarrow\ \min_t "
                   r"\mathbb{E}\|\nabla\Phi(x^t)\|^2 = \mathcal{O}(T^{-2/3})\quad"
@@ -302,16 +311,12 @@ CLAIMS = [
         # needs ≈ 3× → 96
         replicates={"smoke": 96, "standard": 96, "full": 96},
         law=LAW_FULL_T, tolerance=0.1,
-        mutants=(Mutant("tau_fixed",
-                        f"τ = {TAU_FIXED} at every T instead of growing as c_τT^{{4/3}}/P: the "
-                        "variance term λ^{3/2}(PτT)^{-1/2} of the balance, with λ ∝ T^{1/3}, "
-                        "then no longer decays as T^{-2/3}",
-                        {"mutant": "tau_fixed"}, kind="schedule"),
-                 Mutant("indirect_dropped",
-                        "the x-direction ∇ₓf_i(x, y) without its penalty term λ(∇ₓg_i(x, y) − "
-                        "∇ₓg_i(x, z)), the part of ∇L*_λ that stands for the implicit gradient: "
-                        "the iterates settle where the direct part vanishes, and ‖∇Φ‖² stops "
-                        "decaying", {"mutant": "indirect_dropped"}, kind="indirect_term")),
+        reason=("Control, not a confirmation: it checks that the implementation's noisy runs "
+                "at Cor. 5.12's full-participation schedule decay as T^{-2/3} on T ≤ 1024, "
+                "where the noise part dominates (the exact path's floor, ≈ 0.011–0.021 there, "
+                "is 2.5–4.5 % of the measured values at smoke).  As T → ∞ that floor does not "
+                "vanish and the statement fails: memfbo.rounds_full_participation_limit, the "
+                "finding, in closed form."),
         schedule=(f"P = n = 16; λ = c_λT^{{1/3}}, {LAM_RULE}; τ = ⌈c_τT^{{4/3}}/P⌉, "
                   f"c_τ = {C_TAU:g} (no cap); T ≥ 64 so that rounding τ up changes it by "
                   "< 10%; each replicate value pools ⌈256/T⌉ independent runs; "
