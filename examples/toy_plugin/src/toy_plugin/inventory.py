@@ -14,5 +14,8 @@ INVENTORY = Inventory(
                claims=("toy.neumann_bias_vs_N",)),
         Result("toy.rounds", "section", "README (rounds per outer iteration)",
                r"T + N + 2 \text{ rounds per outer iteration}", ("K", "N"),
-               claims=("toy.rounds_per_iteration",)),
+               claims=("toy.rounds_per_iteration",),
+               # an open result says why (a key of verify.coverage.GAPS), the details in reason
+               reason="N is swept at a fixed number of inner steps; a sweep in them is not "
+                      "built", gap="not_built"),
     ))
