@@ -34,7 +34,14 @@ from bilevel_theory.memfbo import MemFBO, penalty_stationary_point
 from ...claim import Mutant
 from ...kit import per_budget, per_replicate
 from .common import INSTANCE, N_CLIENTS, P_, problem, schedule
-from .rates import GAMMA_RULE, LAM_RULE, LAW_FULL_T, TOUCH_RATE, _rate_conditions
+from .rates import (
+    FULL_STATEMENT,
+    GAMMA_RULE,
+    LAM_RULE,
+    LAW_FULL_T,
+    TOUCH_RATE,
+    _rate_conditions,
+)
 
 
 def _constant(name: str, value) -> np.ndarray:
@@ -144,9 +151,7 @@ CLAIMS = [
         "rounds_full_participation_limit", role="finding", expected="violated",
         source=P_.cite("Cor. 5.12 (full) T = O(ε^{-1.5}) ⇔ rate T^{-2/3}, as T → ∞",
                        "[INFERRED]"),
-        statement=r"T = \mathcal{O}(\epsilon^{-3/2})\ \Leftrightarrow\ \min_t "
-                  r"\mathbb{E}\|\nabla\Phi(x^t)\|^2 = \mathcal{O}(T^{-2/3})\quad"
-                  r"(P = n,\ \lambda = c_\lambda T^{1/3},\ \tau = c_\tau T^{4/3}/P)",
+        statement=FULL_STATEMENT,
         kind="at_most", variable="T",
         quantity=r"\min_{t \leq T}\|\nabla\Phi(\bar{x}^t)\|^2\ (\bar{x}:\ "
                  r"\mathrm{exact\ path}) \leq \min_t \mathbb{E}\|\nabla\Phi(x^t)\|^2",

@@ -229,6 +229,10 @@ LAM_RULE = f"c_λ = {C_LAM:g} (λ ≥ 3ℓ_{{f,1}}/μ_g at every grid point)"
 GAMMA_RULE = ("γ_x = min{γ̄_x, c_γ(Pτ/(λT))^{1/2}}, c_γ = 1 (MEMFBO-I5); γ_y, γ_z, η = γ/τ: "
               "toolkit defaults (MEMFBO-I2)")
 TOUCH_RATE = ("MEMFBO-I1", "MEMFBO-I2", "MEMFBO-I3", "MEMFBO-I5")
+#: Cor. 5.12's full-participation statement (the noisy runs' control and the T → ∞ finding)
+FULL_STATEMENT = (r"T = \mathcal{O}(\epsilon^{-3/2})\ \Leftrightarrow\ \min_t "
+                  r"\mathbb{E}\|\nabla\Phi(x^t)\|^2 = \mathcal{O}(T^{-2/3})\quad"
+                  r"(P = n,\ \lambda = c_\lambda T^{1/3},\ \tau = c_\tau T^{4/3}/P)")
 
 CLAIMS = [
     P_.claim(
@@ -299,9 +303,7 @@ CLAIMS = [
     P_.claim(
         "rounds_full_participation", role="control",
         source=P_.cite("Cor. 5.12 (full) T = O(ε^{-1.5}) ⇔ rate T^{-2/3}", "[INFERRED]"),
-        statement=r"T = \mathcal{O}(\epsilon^{-3/2})\ \Leftrightarrow\ \min_t "
-                  r"\mathbb{E}\|\nabla\Phi(x^t)\|^2 = \mathcal{O}(T^{-2/3})\quad"
-                  r"(P = n,\ \lambda = c_\lambda T^{1/3},\ \tau = c_\tau T^{4/3}/P)",
+        statement=FULL_STATEMENT,
         kind="at_most", variable="T",
         quantity=r"\frac{2}{T}\sum_{t > T/2}\|\nabla\Phi(x^t)\|^2",
         measure=rate_full_T,
