@@ -92,9 +92,8 @@ def periodic_path_radius(K: int, beta: float, period: int) -> float:
     with ``c_0 = OFFSET`` and the noise-free periodic steps ``c_{k+1} = c_k − βλ_max c_s``
     (``s`` the last upload, a multiple of ``period``; the mean gradient at ``y*`` is 0), the
     largest ``|c_k|`` over the ``K`` steps, plus :data:`PATH_MARGIN` for the noise."""
-    prob = problem()
     x, ys, _ = _start(True)
-    lam = float(np.linalg.eigvalsh(prob.host.closed_form.A)[-1])
+    lam = _lambda_max()
     c, stored, largest = OFFSET, OFFSET, OFFSET
     for k in range(int(K)):
         if k % int(period) == 0:

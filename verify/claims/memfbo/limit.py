@@ -44,7 +44,7 @@ from .rates import (
 )
 
 
-def _constant(name: str, value) -> np.ndarray:
+def _constant(name: str, value) -> float:
     if callable(value):
         raise ValueError(f"`{name}` must be a constant step for the exact round map, got a "
                          "schedule")
@@ -103,9 +103,11 @@ def round_map(alg: MemFBO) -> tuple[np.ndarray, np.ndarray]:
     return np.eye(D) - gamma[:, None] * H, -gamma * h
 
 
-def exact_path(alg: MemFBO, rounds: int) -> np.ndarray:
-    """``x̄^t``, ``t = 0 … rounds``, of the exact recursion from ``alg``'s starting point."""
-    M, b = round_map(alg)
+def exact_path(alg: MemFBO, rounds: int, affine: tuple[np.ndarray, np.ndarray] | None = None
+               ) -> np.ndarray:
+    """``x̄^t``, ``t = 0 … rounds``, of the exact recursion from ``alg``'s starting point
+    (``affine``: its :func:`round_map`, when the caller has it already)."""
+    M, b = round_map(alg) if affine is None else affine
     s = alg.init(make_context(alg.problem, 1, 0))
     w = np.concatenate([np.asarray(s[v])[0] for v in ("x", "y", "z")])
     xs = np.empty((int(rounds) + 1, alg.problem.dim_x))
@@ -133,7 +135,7 @@ def full_limit(T, replicates, seed, backend="numpy", *, identical: bool = False)
     M, b = round_map(alg)
     w_fix = np.linalg.solve(np.eye(M.shape[0]) - M, b)
     floor = float(_stationarity(prob, w_fix[None, :prob.dim_x])[0])
-    value = float(_stationarity(prob, exact_path(alg, T)).min())
+    value = float(_stationarity(prob, exact_path(alg, T, (M, b))).min())
     return {"value": per_replicate(value, replicates),
             "floor": per_replicate(floor, replicates),
             "penalty_floor": per_replicate(
@@ -141,8 +143,6 @@ def full_limit(T, replicates, seed, backend="numpy", *, identical: bool = False)
             "contraction": per_replicate(float(np.abs(np.linalg.eigvals(M)).max()), replicates),
             "local_steps": per_replicate(alg.hp["local_steps"], replicates),
             "penalty": per_replicate(alg.hp["penalty"], replicates)}
-
-
 
 
 # ============================================================================ claims
