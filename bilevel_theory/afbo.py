@@ -393,32 +393,40 @@ class LocalIterations:
 
 
 def aligned_gradients(ctx: Context, x, y, E, e_max: int, local_step: float = 0.0, count=None,
-                      aligned: bool = True):
+                      aligned: bool = True, grad=None):
     """AFBO Alg. 1 lines 5–8 for all ``m`` clients: ``G_i = (1/E_i) Σ_{e<E_i} ∇_y g_i(x, y_{i,e})``
     with ``y_{i,0} = y`` and ``y_{i,e+1} = y_{i,e} − local_step·∇_y g_i(x, y_{i,e})``
     (``aligned=False``: the unaligned sum ``Σ_e``, which weights client ``i`` by ``E_i``).
 
     ``x (R, dim_x)``, ``y (R, dim_y)``, ``E (R, m)`` with ``1 ≤ E_i ≤ e_max`` (``e_max = 1``:
     every ``E_i = 1``, no local loop); ``count (R, m)`` marks the clients that
-    really compute (the rest are computed and discarded, not counted).  Returns ``(R, m, dim_y)``.
+    really compute (the rest are computed and discarded, not counted).  ``grad``: the
+    :func:`inner_gradient` at ``x``, built once per outer round by a caller that takes several
+    inner steps at the same ``x`` (built here when ``None``).  Returns ``(R, m, dim_y)``.
     """
-    xp = ctx.xp
-    R, m = E.shape
-    idx = xp.broadcast_to(xp.arange(m)[None, :], (R, m))
-    xb = x[:, None, :]
     y_loc = y[:, None, :]
     ctx.hold(x.shape[-1], 2 * y.shape[-1])
+    grad = inner_gradient(ctx, x, E.shape[1]) if grad is None else grad
     if e_max == 1:  # every E_i = 1: one live gradient per client, G_i = ∇_y g_i(x, y)
-        return ctx.oracle.grad_y_g(idx, xb, y_loc, count=count)
+        return grad(y_loc, count=count)
     total = None
     for e in range(e_max):
         live = E > e
-        g = ctx.oracle.grad_y_g(idx, xb, y_loc, count=live if count is None else live & count)
-        g = xp.where(live[..., None], g, 0.0)
+        g = grad(y_loc, count=live if count is None else live & count)
+        g = ctx.xp.where(live[..., None], g, 0.0)
         total = g if total is None else total + g
         if local_step > 0.0:
             y_loc = y_loc - local_step * g
     return total / E[..., None] if aligned else total
+
+
+def inner_gradient(ctx: Context, x, m: int):
+    """``y ↦ ∇_y g_i(x, y; ξ)`` for every client ``i < m`` at the fixed upper-level point
+    ``x (R, dim_x)`` (the oracle's ``grad_y_g_at``): the inner steps of one outer round share
+    its ``x``-dependent part."""
+    xp = ctx.xp
+    idx = xp.broadcast_to(xp.arange(m)[None, :], (x.shape[0], m))
+    return ctx.oracle.grad_y_g_at(idx, x[:, None, :])
 
 
 # ============================================================================ APHE
@@ -787,11 +795,12 @@ class AFBOSync(Algorithm):
         eta, beta = as_schedule("outer_step", hp["outer_step"]), as_schedule(
             "inner_step", hp["inner_step"])
         x, y = state["x"], state["y"]
+        grad = inner_gradient(ctx, x, m)
         for _ in range(hp["inner_steps"]):
             E = self._local.draw(xp, ctx.rng, (R, m))
             ctx.broadcast(y)
             G = aligned_gradients(ctx, x, y, E, self._local.high, hp["local_step"],
-                                  aligned=hp["aligned"])
+                                  aligned=hp["aligned"], grad=grad)
             y = y - beta(t) * ctx.aggregate(G)
         idx = xp.broadcast_to(xp.arange(m)[None, :], (R, m))
         fy = ctx.oracle.grad_y_f(idx, x[:, None, :], y[:, None, :])
@@ -847,12 +856,13 @@ class AFBO(Algorithm):
         new = dict(state)
         inner, outer = state["inner_process"], state["outer_process"]
         rho = xp.zeros(R)
+        grad = inner_gradient(ctx, x, m)
         for _ in range(hp["inner_steps"]):
             mask = inner()
             E = self._local.draw(xp, ctx.rng, (R, m))
             ctx.broadcast(y)
             G = aligned_gradients(ctx, x, y, E, self._local.high, hp["local_step"], count=mask,
-                                  aligned=hp["aligned"])
+                                  aligned=hp["aligned"], grad=grad)
             if recent:  # the updating clients send G_i into the server's table
                 ctx.upload(G, weights=mask)
                 new["G_tab"] = xp.where(mask[..., None], G, new["G_tab"])

@@ -375,7 +375,8 @@ def run_algorithm(algorithm: Algorithm, rounds: int, replicates: int, seed: int,
             newly = be.to_numpy(bad & ~frozen)
             frozen_at[newly] = k + 1
             frozen = frozen | bad
-            state = _freeze(xp, new, state, frozen, replicates)
+            # with no replicate frozen the masked selection would return ``new`` itself
+            state = _freeze(xp, new, state, frozen, replicates) if (frozen_at >= 0).any() else new
             xs[:, k + 1] = state["x"]
             if has_y:
                 ys[:, k + 1] = state["y"]

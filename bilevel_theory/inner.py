@@ -48,8 +48,9 @@ def fedavg(ctx: Context, x, y, steps: int, step: Callable[[int], float], sampled
         idx = ctx.oracle.sample_clients(ctx.replicates, sampled_clients, replace)
         ctx.broadcast(x, y)
         y_loc = ctx.xp.broadcast_to(y[:, None, :], idx.shape + (y.shape[-1],)) * 1.0
+        grad = ctx.oracle.grad_y_g_at(idx, xb)  # x and the clients fixed for the local steps
         for _ in range(local_steps):
-            y_loc = y_loc - (step(t) / local_steps) * ctx.oracle.grad_y_g(idx, xb, y_loc)
+            y_loc = y_loc - (step(t) / local_steps) * grad(y_loc)
         y = ctx.aggregate(y_loc)
     ctx.hold(x.shape[-1], 2 * y.shape[-1])
     return y

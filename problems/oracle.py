@@ -272,6 +272,19 @@ class Oracle:
                            samples, count)
 
     @single_thread_blas
+    def grad_y_g_at(self, idx, x):
+        """:meth:`grad_y_g` at a fixed ``x``, as a function of ``(y, samples=1, count=None)``
+        for the steps of an inner loop: the ``x``-dependent part is computed once
+        (``exact_grad_y_g_at``); each call counts and draws as :meth:`grad_y_g` does, with
+        bitwise the same numbers."""
+        exact = self.problem.exact_grad_y_g_at(idx, x)
+
+        @single_thread_blas
+        def at(y, samples: int = 1, count=None):
+            return self._noisy(exact(y), self.problem.grad_noise, samples, count)
+        return at
+
+    @single_thread_blas
     def grad_x_g(self, idx, x, y, samples: int = 1, count=None):
         """Stochastic ``∇ₓg_i(x, y)`` (MemFBO's Lagrangian gradient)."""
         return self._noisy(self.problem.exact_grad_x_g(idx, x, y), self.problem.grad_noise,

@@ -385,6 +385,12 @@ class FederatedQuadratic:
     def exact_grad_y_g(self, idx, x, y):
         return self.A.mv(idx, y) - self.B.mv(idx, x) - self.c.take(idx, axis=0)
 
+    def exact_grad_y_g_at(self, idx, x):
+        """``y ↦ exact_grad_y_g(idx, x, y)`` at a fixed ``x``: ``B_i x`` and ``c_i`` are formed
+        once for an inner loop's steps, the same operations in the same order (bitwise)."""
+        bx, c = self.B.mv(idx, x), self.c.take(idx, axis=0)
+        return lambda y: self.A.mv(idx, y) - bx - c
+
     def exact_grad_x_g(self, idx, x, y):
         return self._g_x_terms(idx, x)[1] - self.B.rmv(idx, y)
 

@@ -734,3 +734,25 @@ def test_dense_in_order_path_is_the_per_client_product(shape):
         assert not fam._in_order(idx, v)
         np.testing.assert_allclose(fam.mv(idx, v), (M[idx] @ v[..., None])[..., 0],
                                    rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("kind", ["bilevel", "minimax", "compositional"])
+@pytest.mark.parametrize("storage", ["dense", "structured"])
+def test_gradient_at_a_fixed_x_is_grad_y_g_bitwise(kind, storage):
+    """``Oracle.grad_y_g_at(idx, x)`` (an inner loop's ``x``-dependent part formed once) gives
+    bitwise :meth:`Oracle.grad_y_g`'s numbers, draws and counts, call after call, for shared
+    and per-entry ``y``, with and without a ``count`` mask."""
+    p = problem(kind, clients=6, storage=storage)
+    a, b = Oracle(p, "numpy", seed=11), Oracle(p, "numpy", seed=11)
+    R, n = 3, 4
+    idx = a.sample_clients(R, n)
+    b.sample_clients(R, n)
+    x, y = points(a.backend, R, 3, 4, seed=4)
+    y_each = np.random.default_rng(5).standard_normal((R, n, 4))
+    mask = np.random.default_rng(6).random((R, n)) < 0.5
+    at = b.grad_y_g_at(idx, x)
+    for yy, count in ((y, None), (y_each, None), (y_each, mask), (y, mask)):
+        want, got = a.grad_y_g(idx, x, yy, count=count), at(yy, count=count)
+        assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(want).tobytes()
+        assert b.counter.grad == a.counter.grad
+    assert b.rng.bit_generator.state == a.rng.bit_generator.state
