@@ -231,6 +231,13 @@ EXACT_PATH_QUANTITY = (r"\min_{t \leq T}\|\nabla\Phi(\bar{x}^t)\|^2\ (\bar{x}:\ 
                        r"\mathrm{exact\ path}) \leq \min_t \mathbb{E}\|\nabla\Phi(x^t)\|^2")
 
 
+#: the limit findings' scope: the steps as the toolkit reads them
+_STEPS_AS_READ = ("The finding is about the steps as read (MEMFBO-I2: γ_zℓ_{g,1} = 1 and "
+                  "γ_yλℓ_{g,1} → 1 at every T, η = γ/τ; the theorem's step formulas are lost, "
+                  "MEMFBO-I3): local steps whose total length shrank with T would shrink the "
+                  "drift with them.")
+
+
 def _identical_clients(rate: str) -> Mutant:
     """The limit claims' repair: identical clients, whose minimum falls as ``rate``."""
     return Mutant("identical_clients",
@@ -270,11 +277,7 @@ CLAIMS = [
             "remove the bias: the minimum then falls as T^{-2/3} (the penalty gap at λ ∝ "
             "T^{1/3}) and the bound holds.  The schedule's other readings (MEMFBO-I3, I4, I5) "
             "are the ones memfbo.rounds_full_participation runs; on its grid (T ≤ 1024) the "
-            "noise part still dominates and its tail average decays as T^{-2/3}.  "
-            "The finding is about the steps as read (MEMFBO-I2: γ_zℓ_{g,1} = 1 and "
-            "γ_yλℓ_{g,1} → 1 at every T, η = γ/τ; the theorem's step formulas are lost, "
-            "MEMFBO-I3): local steps whose total length shrank with T would shrink the drift "
-            "with them."),
+            "noise part still dominates and its tail average decays as T^{-2/3}.  " + _STEPS_AS_READ),
         mutants=(_identical_clients("T^{-2/3}"),),
         schedule=(f"P = n = {N_CLIENTS}; λ = c_λT^{{1/3}}, {LAM_RULE}; τ = ⌈c_τT^{{4/3}}/P⌉ "
                   f"(τ = 162 … 262144 on the smoke grid); {GAMMA_RULE}; the exact (σ = 0) "
@@ -315,11 +318,7 @@ CLAIMS = [
             "window of it starting later is flatter); identical clients (mutant "
             "identical_clients) remove the drift and the minimum falls as (PT)^{-2/7}, the "
             "penalty gap.  On the noisy runs' grid (T ≤ 51200, memfbo.rounds_partial_"
-            "participation, a control) the exact path is about 2 % of the measured values.  "
-            "The finding is about the steps as read (MEMFBO-I2: γ_zℓ_{g,1} = 1 and "
-            "γ_yλℓ_{g,1} → 1 at every T, η = γ/τ; the theorem's step formulas are lost, "
-            "MEMFBO-I3): local steps whose total length shrank with T would shrink the drift "
-            "with them."),
+            "participation, a control) the exact path is about 2 % of the measured values.  " + _STEPS_AS_READ),
         mutants=(_identical_clients("(PT)^{-2/7}"),),
         schedule=(f"P = {P_PARTIAL} of n = {N_CLIENTS} sampled uniformly without replacement "
                   f"(the exact round map is its expectation, the mean over every client); "
