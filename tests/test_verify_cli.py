@@ -109,6 +109,7 @@ def test_verify_exit_codes_summary_and_report(tmp_path):
     # one process: the worker's peak is the main process's peak when the last point finished
     assert 0 < run["worker_peak_rss_mib"] <= run["main_peak_rss_mib"]
     assert f"{run['points_run']} points in " in r.stdout and "MiB per worker" in r.stdout
+    assert "CPU-s: main process" in r.stdout and run["cpu_seconds"]["workers"] is not None
     # a claim whose verdict differs from its expected one: exit 1, with the reason
     r = invoke("verify", "--catalogue", f"{__name__}:MISMATCH", "--out", str(out),
                "--quiet")

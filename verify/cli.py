@@ -305,6 +305,16 @@ def _check_choice(name: str, value: str, choices) -> str:
     return value
 
 
+def _cpu_text(cpu) -> str:
+    """`` (C CPU-s: main a, workers b)`` from ``run.json``'s ``cpu_seconds`` ('' without)."""
+    if not isinstance(cpu, dict) or cpu.get("main") is None:
+        return ""
+    if cpu.get("workers") is None:  # a Dask cluster's workers are not timed here
+        return f" ({cpu['main']:.0f} CPU-s in the main process)"
+    return (f" ({cpu['main'] + cpu['workers']:.0f} CPU-s: main process {cpu['main']:.0f}, "
+            f"workers {cpu['workers']:.0f})")
+
+
 def _power(entry: dict) -> str:
     power = entry.get("power")
     if power is None:
@@ -564,7 +574,8 @@ def make_commands(after_verify: Callable[..., Any] | None = None) -> list[click.
                        err=as_json)
         run = read_run(out)
         if run.get("points_run"):
-            click.echo(f"{run['points_run']} points in {run['runtime_seconds']:.0f} s; peak "
+            click.echo(f"{run['points_run']} points in {run['runtime_seconds']:.0f} s"
+                       f"{_cpu_text(run.get('cpu_seconds'))}; peak "
                        f"memory: {run['worker_peak_rss_mib']:.0f} MiB per worker, "
                        f"{run['main_peak_rss_mib']:.0f} MiB in the main process", err=as_json)
         if report is not None:

@@ -77,6 +77,9 @@ from .verdict import assess
 
 SUMMARY = "summary.json"
 RUN = "run.json"
+#: the store's run ledger: one line per ``run_suite`` call that got to run its points (a
+#: resumed run's segments add up; see :func:`read_ledger`)
+LEDGER = "runs.jsonl"
 
 
 # ------------------------------------------------------------------------------------ helpers
@@ -883,7 +886,7 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
     :class:`PointTimeout`, :class:`SchedulerLost`, Ctrl-C) keeps the points finished and marks
     ``run.json`` ``"status": "interrupted"`` with its ``"reason"``; one whose measure raised,
     ``"failed"``."""
-    started = time.perf_counter()
+    started, cpu0 = time.perf_counter(), cpu_clock()
     _check_budget(budget)
     seed = _check_seed(seed)
     _check_backend(backend)
@@ -930,27 +933,103 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
             from .costs import algorithms_of, cost_tasks  # noqa: PLC0415
 
             tasks = cost_tasks(out, budget, seed, backend, algorithms_of(claims)) + tasks
+        finished = [0]
+
+        def sink(rows: list[dict]) -> None:
+            store.append_point(rows)
+            finished[0] += 1
+
+        def end(status: str, **extra: Any) -> None:
+            """``run.json`` and the ledger line of this call (its cost so far)."""
+            cost = run_cost(started, cpu0, local=getattr(executor, "address", None) is None)
+            _write_json(Path(out) / RUN, {**meta, "status": status, **extra, **cost})
+            _append_ledger(Path(out), meta, status, len(claims), finished[0], cost)
+
         try:
-            worker_peak = _execute(tasks, executor, store.append_point, progress, "verify")
+            worker_peak = _execute(tasks, executor, sink, progress, "verify")
         except KeyboardInterrupt:
-            _write_json(Path(out) / RUN, {**meta, "status": "interrupted",
-                                          "reason": "interrupted (Ctrl-C or SIGTERM)"})
+            end("interrupted", reason="interrupted (Ctrl-C or SIGTERM)")
             raise
         except Exception as err:  # run.json says why the run ended; the stored points stay
-            status = "interrupted" if isinstance(err, WorkersLost) else "failed"
-            _write_json(Path(out) / RUN, {**meta, "status": status,
-                                          "reason": f"{type(err).__name__}: {err}"})
+            end("interrupted" if isinstance(err, WorkersLost) else "failed",
+                reason=f"{type(err).__name__}: {err}")
             raise
         results = [evaluate(c, budget, store.points(c.id, budget, config_hash(c, budget, noise), seed,
                                                     backend), seed, n_boot)
                    for c in claims]
         _write_json(Path(out) / SUMMARY, [r.to_dict() for r in attach_power(results)])
-        _write_json(Path(out) / RUN, {**meta, "status": "complete", "points_run": len(tasks),
-                                      "costs": bool(costs),
-                                      "runtime_seconds": time.perf_counter() - started,
-                                      "worker_peak_rss_mib": worker_peak,
-                                      "main_peak_rss_mib": peak_rss_bytes() / 2**20})
+        end("complete", points_run=len(tasks), costs=bool(costs), worker_peak_rss_mib=worker_peak,
+            main_peak_rss_mib=peak_rss_bytes() / 2**20)
         return results
+
+
+def cpu_clock() -> tuple[float, float]:
+    """User + system CPU seconds so far of this process and of its children that have been
+    waited for (a local pool's workers, once it is closed)."""
+    try:
+        import resource  # noqa: PLC0415  (POSIX only)
+    except ImportError:  # no children's clock: the process's own
+        return time.process_time(), 0.0
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
+
+
+def run_cost(started: float, cpu0: tuple[float, float], local: bool = True) -> dict[str, Any]:
+    """Wall and CPU seconds since ``started`` (``time.perf_counter``) and ``cpu0``
+    (:func:`cpu_clock`): ``runtime_seconds`` and ``cpu_seconds`` ``{"main", "workers"}``
+    (``workers``: the local worker processes, ``None`` when the points ran on a Dask
+    cluster, whose workers' clocks are not this process's)."""
+    main, kids = (now - then for now, then in zip(cpu_clock(), cpu0, strict=True))
+    return {"runtime_seconds": time.perf_counter() - started,
+            "cpu_seconds": {"main": main, "workers": kids if local else None}}
+
+
+def _append_ledger(out: Path, meta: Mapping[str, Any], status: str, claims: int, points: int,
+                   cost: Mapping[str, Any]) -> None:
+    """One line in ``out/runs.jsonl`` for this call of :func:`run_suite`."""
+    keys = ("date", "budget", "seed", "backend", "workers", "scheduler", "mutants",
+            "noise_distribution")
+    line = {**{k: meta[k] for k in keys}, "ended": datetime.now(UTC).isoformat(timespec="seconds"),
+            "status": status, "claims": claims, "points_finished": points, **cost}
+    with open(out / LEDGER, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(_jsonable(line), allow_nan=False) + "\n")
+
+
+def read_ledger(results_dir: str | os.PathLike) -> list[dict[str, Any]]:
+    """The run ledger of a results directory (``runs.jsonl``): one entry per call of
+    :func:`run_suite` that ran its points, oldest first (``[]`` when absent); a line that is not
+    valid JSON (a call killed while writing it) is skipped."""
+    path = Path(results_dir) / LEDGER
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in text.splitlines():
+        with contextlib.suppress(json.JSONDecodeError):
+            entry = json.loads(line)
+            if isinstance(entry, dict):
+                out.append(entry)
+    return out
+
+
+def ledger_cost(entries: Iterable[Mapping[str, Any]], **match: Any) -> dict[str, Any]:
+    """The summed cost of the ledger entries whose fields equal ``match`` (e.g.
+    ``budget="full", seed=0``): ``segments``, ``points_finished``, ``runtime_seconds`` and
+    ``cpu_seconds`` (main + workers; ``None`` when a segment ran on a Dask cluster)."""
+    chosen = [e for e in entries if all(e.get(k) == v for k, v in match.items())]
+    cpu: float | None = 0.0
+    for e in chosen:
+        c = e.get("cpu_seconds") or {}
+        if cpu is not None and c.get("workers") is not None:
+            cpu += float(c["main"]) + float(c["workers"])
+        else:
+            cpu = None
+    return {"segments": len(chosen),
+            "points_finished": sum(int(e.get("points_finished", 0)) for e in chosen),
+            "runtime_seconds": sum(float(e.get("runtime_seconds", 0.0)) for e in chosen),
+            "cpu_seconds": cpu}
 
 
 def read_json(path: Path, label: str = "") -> Any:
