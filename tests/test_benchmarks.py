@@ -237,3 +237,42 @@ def test_torch_style_loop_matches_the_toolkit_epoch():
     prob = _problem("structured", 0.0, clients=30)
     out = _torch_case(prob, record_epoch(prob, seed=2), 2, repeats=1)
     assert out["loop_matches_toolkit"] and out["loop_seconds"] > 0
+
+
+def test_budget_cost_is_summed_from_the_ledger_segments(tmp_path):
+    """``benchmarks.budgets`` adds up the segments of the stored budget (that of the last
+    call) and nothing else: an earlier smoke call in the same directory is left out."""
+    from benchmarks import budgets
+
+    def line(budget, status, wall, main, workers, points):
+        return {"date": "2026-01-01T00:00:00+00:00", "ended": "2026-01-01T01:00:00+00:00",
+                "budget": budget, "seed": 0, "backend": "numpy", "workers": 2,
+                "scheduler": None, "mutants": True, "noise_distribution": "gaussian",
+                "status": status, "claims": 9, "points_finished": points,
+                "runtime_seconds": wall, "cpu_seconds": {"main": main, "workers": workers}}
+
+    ledger = [line("smoke", "complete", 50.0, 1.0, 90.0, 7),
+              line("full", "interrupted", 600.0, 10.0, 1000.0, 30),
+              line("full", "complete", 300.0, 5.0, 500.0, 12)]
+    (tmp_path / "runs.jsonl").write_text("".join(json.dumps(e) + "\n" for e in ledger))
+    (tmp_path / "run.json").write_text(json.dumps({"budget": "full", "seed": 0}))
+    got = budgets.measure("abc1234", tmp_path)
+    assert (got["budget"], got["segments"], got["points_finished"]) == ("full", 2, 42)
+    assert got["runtime_seconds"] == 900.0 and got["cpu_seconds"] == 1515.0 and got["complete"]
+    readme = tmp_path / "README.md"
+    readme.write_text("head\n<!-- budgets:start -->\nold\n<!-- budgets:end -->\ntail\n")
+    out = tmp_path / "budgets.json"
+    assert budgets.main([f"abc1234={tmp_path}", "--json", str(out), "--readme", str(readme)]) == 0
+    text = readme.read_text()
+    assert "old" not in text and text.startswith("head\n") and text.endswith("tail\n")
+    assert "| abc1234 | full + mutants | 9 | 42 | 2 | 15 min 00 s | 25 min 15 s | 12 min 38 s |" \
+        in text
+    with pytest.raises(SystemExit, match="no run ledger"):
+        budgets.measure("x", tmp_path / "absent")
+
+
+def test_committed_budget_table_is_the_documents():
+    from benchmarks import budgets
+
+    doc = json.loads(budgets.RESULTS.read_text())
+    assert budgets.table(doc) in budgets.README.read_text()
