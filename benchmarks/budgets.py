@@ -1,6 +1,6 @@
 """``python -m benchmarks.budgets LABEL=RESULTS_DIR ...``: what a verification budget cost.
 
-Reads each results directory's run ledger (``runs.jsonl``, one line per call of ``verify``,
+Reads each results directory's run log (``runs.jsonl``, one line per call of ``verify``,
 written by :func:`verify.runner.run_suite`; a budget resumed over several calls is several
 segments) and records, per store, the budget's wall and CPU seconds summed over its segments,
 the points finished, and whether its last call completed.  Writes
@@ -11,7 +11,7 @@ the committed document alone.  ``LABEL`` names the run in the table (e.g. the co
 The CPU seconds are the main process's and its local workers' user + system time
 (``getrusage``), so they do not grow when other processes share the machine; the wall time
 does, so each segment's wall time is kept as measured and the 2-core lower bound
-``CPU / 2`` is printed beside it.  Only what the ledger says is used: nothing is typed in.
+``CPU / 2`` is printed beside it.  Only what the run log says is used: nothing is typed in.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bilevel_theory.verify.runner import ledger_cost, read_ledger, read_run
+from bilevel_theory.verify.runner import read_run, read_runs, runs_cost
 
 from .table import update_readme
 
@@ -32,18 +32,18 @@ START, END = "<!-- budgets:start -->", "<!-- budgets:end -->"
 
 
 def measure(label: str, results_dir: str | Path) -> dict[str, Any]:
-    """The cost of the budget stored in ``results_dir`` (that of its ``run.json``), from its
-    ledger; a one-line error when the directory has no ledger."""
-    ledger = read_ledger(results_dir)
-    if not ledger:
-        raise SystemExit(f"{results_dir}: no run ledger (runs.jsonl); run `bilevel-theory "
+    """The cost of the budget of the last call stored in ``results_dir``, from its
+    run log; a one-line error when the directory has no run log."""
+    log = read_runs(results_dir)
+    if not log:
+        raise SystemExit(f"{results_dir}: no run log (runs.jsonl); run `bilevel-theory "
                          "verify --out` there with this version first")
     run = read_run(results_dir)
     keys = ("budget", "seed", "backend", "noise_distribution", "mutants")
-    last = ledger[-1]
+    last = log[-1]
     match = {k: last[k] for k in keys}
-    cost = ledger_cost(ledger, **match)
-    segments = [e for e in ledger if all(e.get(k) == v for k, v in match.items())]
+    cost = runs_cost(log, **match)
+    segments = [e for e in log if all(e.get(k) == v for k, v in match.items())]
     return {"label": label, **match, "workers": sorted({e["workers"] for e in segments}),
             "claims": last["claims"], "complete": last["status"] == "complete",
             "first_started": segments[0]["date"], "last_ended": segments[-1]["ended"],

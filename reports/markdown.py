@@ -49,7 +49,9 @@ META_FIELDS = (
     ("catalogue", "Catalogue"),
     ("python", "Python"),
     ("numpy", "NumPy"),
-    ("runtime", "Runtime"),
+    ("runtime", "Runtime (this call)"),
+    ("cpu", "CPU time (this call, main process and local workers)"),
+    ("cost", "Cost of the stored budget (every call)"),
     ("results_dir", "Results directory"),
     ("report_date", "Report generated"),
     ("report_version", "Package version (report)"),
@@ -141,6 +143,16 @@ def seconds(v: Any) -> str:
     return f"{x:.1f} s"
 
 
+def cost_text(cost: Mapping[str, Any]) -> str:
+    """``"3 calls, 1234 points: 95.0 min wall, 180.2 min CPU"`` from a budget's summed cost."""
+    calls = cost.get("segments", 0)
+    cpu = cost.get("cpu_seconds")
+    cpu_text = "CPU not timed (a Dask cluster ran points)" if cpu is None else (
+        f"{seconds(cpu)} CPU")
+    return (f"{calls} call{'s' if calls != 1 else ''}, {cost.get('points_finished', 0)} points: "
+            f"{seconds(cost.get('runtime_seconds'))} wall, {cpu_text}")
+
+
 def verdict_text(e: Mapping[str, Any]) -> str:
     """Plain verdict label: ``violated``, ``holds (partial)``, ``missing``."""
     status = e.get("status") or "complete"
@@ -176,8 +188,10 @@ def meta_rows(meta: Mapping[str, Any]) -> list[tuple[str, str]]:
         value = meta.get(key)
         if value is None or value == "":
             continue
-        if key == "runtime":
+        if key in ("runtime", "cpu"):
             value = seconds(value)
+        elif key == "cost" and isinstance(value, Mapping):
+            value = cost_text(value)
         elif isinstance(value, Mapping):
             value = ", ".join(f"{k} {v}" for k, v in value.items())
         out.append((label, str(value)))

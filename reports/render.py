@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bilevel_theory.verify.claim import MUTANT_SEP
+from bilevel_theory.verify.runner import read_runs, runs_cost
 
 STORE = "results.jsonl"
 RUN = "run.json"
@@ -93,11 +94,24 @@ def load_meta(results_dir: str | Path, rows: Sequence[Mapping[str, Any]] = ()) -
     else:
         meta["complete"] = False
     meta = normalize_meta(meta)
+    cost = budget_cost(results_dir, meta)
+    if cost is not None:
+        meta["cost"] = cost
     derived = meta_from_rows(rows)
     for key, value in derived.items():
         meta.setdefault(key, value)
     meta["results_dir"] = str(results_dir)
     return meta
+
+
+def budget_cost(results_dir: Path, meta: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What the stored budget cost over every call that ran it (the run log's segments of
+    ``run.json``'s budget, seed, backend, noise law and mutants); ``None`` without a ledger
+    or a matching segment.  A resumed budget's last call is only its last segment."""
+    keys = ("budget", "seed", "backend", "noise_distribution", "mutants")
+    match = {k: meta[k] for k in keys if k in meta}
+    cost = runs_cost(read_runs(results_dir), **match) if "budget" in match else None
+    return cost if cost and cost["segments"] else None
 
 
 def normalize_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
@@ -108,6 +122,9 @@ def normalize_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
         meta["version"] = meta["package_version"]
     if "runtime" not in meta and "runtime_seconds" in meta:
         meta["runtime"] = meta["runtime_seconds"]
+    cpu = meta.get("cpu_seconds")
+    if "cpu" not in meta and isinstance(cpu, Mapping) and cpu.get("main") is not None:
+        meta["cpu"] = cpu["main"] + (cpu.get("workers") or 0.0)
     machine = meta.get("machine")
     if isinstance(machine, Mapping):
         parts = [str(machine.get("platform") or "")]

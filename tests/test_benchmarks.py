@@ -267,7 +267,7 @@ def test_budget_cost_is_summed_from_the_ledger_segments(tmp_path):
     assert "old" not in text and text.startswith("head\n") and text.endswith("tail\n")
     assert "| abc1234 | full + mutants | 9 | 42 | 2 | 15 min 00 s | 25 min 15 s | 12 min 38 s |" \
         in text
-    with pytest.raises(SystemExit, match="no run ledger"):
+    with pytest.raises(SystemExit, match="no run log"):
         budgets.measure("x", tmp_path / "absent")
 
 

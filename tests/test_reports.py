@@ -403,7 +403,38 @@ def test_end_to_end_store_to_report(demo_store, tmp_path):
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["meta"]["complete"] is True
     assert report["meta"]["version"]  # package_version mapped
-    assert "Runtime" in md and "Backend" in md
+    assert "Runtime (this call)" in md and "Backend" in md
+    # what the budget cost over every call: the run log's one segment here
+    points = sum(1 for _ in {(r["claim"], r["point"]) for r in map(
+        json.loads, (demo_store / "results.jsonl").read_text().splitlines())})
+    assert report["meta"]["cost"]["segments"] == 1
+    assert report["meta"]["cost"]["points_finished"] == points
+    assert f"| Cost of the stored budget (every call) | 1 call, {points} points: " in md
+
+
+def test_report_cost_adds_up_a_resumed_budgets_calls(demo_store, tmp_path):
+    """A budget run in two calls: the report's cost is both calls', the runtime the last's."""
+    import shutil  # noqa: PLC0415
+
+    from bilevel_theory.reports.render import load_meta  # noqa: PLC0415
+
+    store = tmp_path / "results"
+    shutil.copytree(demo_store, store)
+    ledger = (store / "runs.jsonl").read_text()
+    first = json.loads(ledger)
+    second = {**first, "status": "complete", "points_finished": 0, "runtime_seconds": 1.5,
+              "cpu_seconds": {"main": 1.0, "workers": 0.0}}
+    (store / "runs.jsonl").write_text(ledger + json.dumps(second) + "\n")
+    meta = load_meta(store)
+    assert meta["cost"]["segments"] == 2
+    assert meta["cost"]["runtime_seconds"] == first["runtime_seconds"] + 1.5
+    assert meta["cost"]["cpu_seconds"] == pytest.approx(
+        first["cpu_seconds"]["main"] + first["cpu_seconds"]["workers"] + 1.0)
+    # a segment of another budget is not this budget's cost
+    (store / "runs.jsonl").write_text(ledger + json.dumps({**second, "budget": "full"}) + "\n")
+    assert load_meta(store)["cost"]["segments"] == 1
+    (store / "runs.jsonl").unlink()
+    assert "cost" not in load_meta(store)
 
 
 def test_partial_store_marks_missing_claims(demo_store, tmp_path):

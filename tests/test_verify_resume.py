@@ -10,7 +10,7 @@ import time
 
 from bilevel_theory.verify import run_suite, summarize
 from bilevel_theory.verify.claims.demo import CATALOGUE, DEMO_CLAIMS
-from bilevel_theory.verify.runner import ledger_cost, read_ledger
+from bilevel_theory.verify.runner import read_runs, runs_cost
 
 SLOW = next(c for c in DEMO_CLAIMS if c.id == "demo.slow_variance")
 POINTS = len(SLOW.grid["smoke"])
@@ -64,14 +64,14 @@ def test_killed_run_resumes_to_the_uninterrupted_summary(tmp_path):
     again = run_suite(SLOW.id, "smoke", out, progress=False, catalogue=CATALOGUE)
     assert json.loads((out / "run.json").read_text())["points_run"] == 0
     assert again[0].measured == resumed[0]["measured"]
-    # the ledger: the killed call wrote no line; the resumed one and the empty rerun did
-    ledger = read_ledger(out)
-    assert [e["points_finished"] for e in ledger] == [POINTS - stored, 0]
-    assert [e["status"] for e in ledger] == ["complete", "complete"]
-    total = ledger_cost(ledger, budget="smoke", seed=0)
+    # the run log: the killed call wrote no line; the resumed one and the empty rerun did
+    runs = read_runs(out)
+    assert [e["points_finished"] for e in runs] == [POINTS - stored, 0]
+    assert [e["status"] for e in runs] == ["complete", "complete"]
+    total = runs_cost(runs, budget="smoke", seed=0)
     assert total["segments"] == 2 and total["points_finished"] == POINTS - stored
-    assert total["runtime_seconds"] == sum(e["runtime_seconds"] for e in ledger)
-    assert ledger_cost(ledger, budget="full")["segments"] == 0
+    assert total["runtime_seconds"] == sum(e["runtime_seconds"] for e in runs)
+    assert runs_cost(runs, budget="full")["segments"] == 0
 
 
 def test_results_do_not_depend_on_workers(tmp_path):
@@ -98,21 +98,21 @@ def test_results_do_not_depend_on_workers(tmp_path):
     serial = json.loads((tmp_path / "w1/run.json").read_text())["cpu_seconds"]
     assert run["cpu_seconds"]["workers"] > 0 and run["cpu_seconds"]["main"] > 0
     assert serial["workers"] < 0.05 < serial["main"]
-    assert read_ledger(tmp_path / "w2")[0]["cpu_seconds"] == run["cpu_seconds"]
+    assert read_runs(tmp_path / "w2")[0]["cpu_seconds"] == run["cpu_seconds"]
 
 
-def test_ledger_lines_that_are_not_json_are_skipped_and_cluster_cpu_is_unknown(tmp_path):
+def test_run_log_lines_that_are_not_json_are_skipped_and_cluster_cpu_is_unknown(tmp_path):
     line = {"budget": "full", "seed": 0, "points_finished": 3, "runtime_seconds": 2.0,
             "cpu_seconds": {"main": 1.0, "workers": 3.0}}
     cluster = {**line, "cpu_seconds": {"main": 0.5, "workers": None}}
     (tmp_path / "runs.jsonl").write_text(json.dumps(line) + "\n{\"budget\": \"fu\n"
                                          + json.dumps(line) + "\n")
-    entries = read_ledger(tmp_path)
+    entries = read_runs(tmp_path)
     assert len(entries) == 2
-    assert ledger_cost(entries, budget="full") == {
+    assert runs_cost(entries, budget="full") == {
         "segments": 2, "points_finished": 6, "runtime_seconds": 4.0, "cpu_seconds": 8.0}
-    assert ledger_cost([*entries, cluster])["cpu_seconds"] is None
-    assert read_ledger(tmp_path / "absent") == []
+    assert runs_cost([*entries, cluster])["cpu_seconds"] is None
+    assert read_runs(tmp_path / "absent") == []
 
 
 def test_peak_memory_is_the_process_high_water_mark():

@@ -77,9 +77,9 @@ from .verdict import assess
 
 SUMMARY = "summary.json"
 RUN = "run.json"
-#: the store's run ledger: one line per ``run_suite`` call that got to run its points (a
-#: resumed run's segments add up; see :func:`read_ledger`)
-LEDGER = "runs.jsonl"
+#: the store's run log: one line per ``run_suite`` call that got to run its points (a
+#: resumed run's segments add up; see :func:`read_runs`)
+RUNS = "runs.jsonl"
 
 
 # ------------------------------------------------------------------------------------ helpers
@@ -940,10 +940,10 @@ def run_suite(pattern: str | None = None, budget: str = "smoke", out: str | os.P
             finished[0] += 1
 
         def end(status: str, **extra: Any) -> None:
-            """``run.json`` and the ledger line of this call (its cost so far)."""
+            """``run.json`` and the run-log line of this call (its cost so far)."""
             cost = run_cost(started, cpu0, local=getattr(executor, "address", None) is None)
             _write_json(Path(out) / RUN, {**meta, "status": status, **extra, **cost})
-            _append_ledger(Path(out), meta, status, len(claims), finished[0], cost)
+            _append_run(Path(out), meta, status, len(claims), finished[0], cost)
 
         try:
             worker_peak = _execute(tasks, executor, sink, progress, "verify")
@@ -985,22 +985,22 @@ def run_cost(started: float, cpu0: tuple[float, float], local: bool = True) -> d
             "cpu_seconds": {"main": main, "workers": kids if local else None}}
 
 
-def _append_ledger(out: Path, meta: Mapping[str, Any], status: str, claims: int, points: int,
+def _append_run(out: Path, meta: Mapping[str, Any], status: str, claims: int, points: int,
                    cost: Mapping[str, Any]) -> None:
     """One line in ``out/runs.jsonl`` for this call of :func:`run_suite`."""
     keys = ("date", "budget", "seed", "backend", "workers", "scheduler", "mutants",
             "noise_distribution")
     line = {**{k: meta[k] for k in keys}, "ended": datetime.now(UTC).isoformat(timespec="seconds"),
             "status": status, "claims": claims, "points_finished": points, **cost}
-    with open(out / LEDGER, "a", encoding="utf-8") as fh:
+    with open(out / RUNS, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(_jsonable(line), allow_nan=False) + "\n")
 
 
-def read_ledger(results_dir: str | os.PathLike) -> list[dict[str, Any]]:
-    """The run ledger of a results directory (``runs.jsonl``): one entry per call of
+def read_runs(results_dir: str | os.PathLike) -> list[dict[str, Any]]:
+    """The run log of a results directory (``runs.jsonl``): one entry per call of
     :func:`run_suite` that ran its points, oldest first (``[]`` when absent); a line that is not
     valid JSON (a call killed while writing it) is skipped."""
-    path = Path(results_dir) / LEDGER
+    path = Path(results_dir) / RUNS
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -1014,8 +1014,8 @@ def read_ledger(results_dir: str | os.PathLike) -> list[dict[str, Any]]:
     return out
 
 
-def ledger_cost(entries: Iterable[Mapping[str, Any]], **match: Any) -> dict[str, Any]:
-    """The summed cost of the ledger entries whose fields equal ``match`` (e.g.
+def runs_cost(entries: Iterable[Mapping[str, Any]], **match: Any) -> dict[str, Any]:
+    """The summed cost of the run-log entries whose fields equal ``match`` (e.g.
     ``budget="full", seed=0``): ``segments``, ``points_finished``, ``runtime_seconds`` and
     ``cpu_seconds`` (main + workers; ``None`` when a segment ran on a Dask cluster)."""
     chosen = [e for e in entries if all(e.get(k) == v for k, v in match.items())]
