@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bilevel_theory.verify.runner import read_run, read_runs, runs_cost
+from bilevel_theory.verify.store import ResultsStore
 
 from .table import update_readme
 
@@ -29,6 +30,8 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "budgets.json"
 README = HERE / "README.md"
 START, END = "<!-- budgets:start -->", "<!-- budgets:end -->"
+#: the claim ids' first parts, in the table's order
+PAPERS = ("afbo", "gao", "fedmbo", "fednest", "lfednest", "memfbo", "costs")
 
 
 def measure(label: str, results_dir: str | Path) -> dict[str, Any]:
@@ -48,7 +51,22 @@ def measure(label: str, results_dir: str | Path) -> dict[str, Any]:
             "claims": last["claims"], "complete": last["status"] == "complete",
             "first_started": segments[0]["date"], "last_ended": segments[-1]["ended"],
             "machine": run.get("machine"), "package_version": run.get("package_version"),
-            **cost}
+            **cost, "point_seconds_by_paper": point_seconds(results_dir, match)}
+
+
+def point_seconds(results_dir: str | Path, match: dict[str, Any]) -> dict[str, float]:
+    """Seconds the stored points of the budget took on their workers (wall, one row per
+    point), summed per paper (the claim id's first part; ``costs`` for the cost comparison),
+    largest first: where a budget's time goes (every stored point of the budget: a store kept
+    across code changes also counts the points no longer reused)."""
+    rows = ResultsStore(results_dir).rows(budget=match["budget"], base_seed=match["seed"],
+                                          backend=match["backend"])
+    per_point = {(r["claim"], r["config_hash"], r["point"]): float(r["seconds"]) for r in rows}
+    total: dict[str, float] = {}
+    for (claim, _, _), sec in per_point.items():
+        paper = claim.split(".", 1)[0]
+        total[paper] = total.get(paper, 0.0) + sec
+    return dict(sorted(total.items(), key=lambda kv: -kv[1]))
 
 
 def _duration(seconds: float | None) -> str:
@@ -71,6 +89,15 @@ def table(doc: dict[str, Any]) -> str:
             f"| {_duration(r['runtime_seconds'])} | {_duration(cpu)} "
             f"| {_duration(None if cpu is None else cpu / 2)} "
             f"| {'yes' if r['complete'] else 'no (resumable)'} |")
+    lines += ["", "Where the time goes: the points' seconds on the workers (wall, so they grow "
+              "when the host is shared), per paper:", "",
+              "| run | " + " | ".join(PAPERS) + " |", "|---|" + "---|" * len(PAPERS)]
+    for r in doc["runs"]:
+        by = r.get("point_seconds_by_paper", {})
+        total = sum(by.values()) or 1.0
+        lines.append(f"| {r['label']} | " + " | ".join(
+            f"{by[p]:.0f} s ({100 * by[p] / total:.0f} %)" if p in by else "—" for p in PAPERS)
+            + " |")
     return "\n".join(lines)
 
 

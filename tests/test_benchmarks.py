@@ -269,6 +269,20 @@ def test_budget_cost_is_summed_from_the_ledger_segments(tmp_path):
         in text
     with pytest.raises(SystemExit, match="no run log"):
         budgets.measure("x", tmp_path / "absent")
+    # where the time goes: one row per point (the replicates of a point share its seconds)
+    from bilevel_theory.verify.store import ResultsStore, versions
+
+    def rows(claim, point, seconds, budget="full"):
+        return [{"claim": claim, "budget": budget, "point": point, "value": 1.0,
+                 "replicate": r, "metrics": {"value": 0.5}, "backend": "numpy",
+                 "versions": versions(), "config_hash": "0" * 16, "seed": 7, "base_seed": 0,
+                 "seconds": seconds} for r in range(3)]
+    store = ResultsStore(tmp_path)
+    with store.writer():
+        for chunk in (rows("afbo.a", 0, 2.0), rows("afbo.a", 1, 3.0), rows("gao.b", 0, 5.0),
+                      rows("gao.b", 0, 9.0, budget="smoke")):
+            store.append_point(chunk)
+    assert budgets.measure("y", tmp_path)["point_seconds_by_paper"] == {"afbo": 5.0, "gao": 5.0}
 
 
 def test_committed_budget_table_is_the_documents():
